@@ -1,0 +1,26 @@
+# fworker — build, test and local tooling. `make help` lists the targets.
+GO ?= go
+PKGS := ./...
+
+.PHONY: help test vet fmt bench pulsar-up pulsar-down
+help:
+	@echo "make test        vet + every test with -race (the CI command)"
+	@echo "make bench       benchmarks; results are recorded in docs/benchmarks.md"
+	@echo "make pulsar-up   fetch (Maven Central) and start a local Pulsar standalone broker"
+	@echo "make pulsar-down stop it"
+
+test: vet
+	$(GO) test -race -count=1 $(PKGS)
+
+vet:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+	$(GO) vet $(PKGS)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+pulsar-up:
+	scripts/pulsar/pulsar.sh up
+
+pulsar-down:
+	scripts/pulsar/pulsar.sh down
