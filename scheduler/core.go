@@ -146,6 +146,10 @@ func (c *Core) apply(m Message) (any, error) {
 		return c.updateFunction(m.Spec)
 	case DeleteFunction:
 		return nil, c.deleteFunction(m.Key)
+	case SetInstanceState:
+		return nil, c.setInstanceState(m.Key, m.Index, m.Running)
+	case RestartInstance:
+		return nil, c.restartInstance(m.Key, m.Index)
 	case InstanceStarted:
 		c.started(m.Worker, m.Instance, m.Gen)
 	case InstanceStopped:

@@ -141,7 +141,7 @@ func (c *Core) advanceDrain(d *drainState) {
 			stuck = true
 			break
 		}
-		c.startMove(s, target, ForDrain, Starting)
+		c.relocate(s, target, ForDrain, Starting)
 	}
 	d.rec.Observe(len(w.owned), w.outgoing)
 	switch {
@@ -192,7 +192,7 @@ func (c *Core) forceRest(w *workerState) {
 			c.unplace(s)
 			continue
 		}
-		c.startMove(s, target, ForDrain, Starting)
+		c.relocate(s, target, ForDrain, Forced)
 	}
 }
 

@@ -3,6 +3,8 @@ package scheduler
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"slices"
 )
 
 // ErrNoChange is Pulsar's answer to an update that changes nothing (400).
@@ -18,7 +20,7 @@ func (c *Core) createFunction(spec FunctionSpec) (Function, error) {
 	spec.Details = bytes.Clone(spec.Details)
 	f := &Function{Spec: spec, Version: 1, CreateTime: c.now}
 	c.functions[spec.FunctionKey] = f
-	c.emit(SaveFunction{Function: *f})
+	c.emit(SaveFunction{Function: f.clone()})
 	for i := range spec.Parallelism {
 		c.unassigned[InstanceID{Function: spec.FunctionKey, Index: i}] = struct{}{}
 	}
@@ -46,13 +48,14 @@ func (c *Core) updateFunction(spec FunctionSpec) (Function, error) {
 		return Function{}, ErrNoChange
 	}
 	old := f.Spec
+	f.Stopped = slices.DeleteFunc(f.Stopped, func(i int) bool { return i >= spec.Parallelism })
 	// Resources are accounted per function: take the old demand off
 	// before the spec changes, put the new one on after.
 	c.forInstances(old, func(id InstanceID, s *slot) { c.account(s, -1) })
 	spec.Details = bytes.Clone(spec.Details)
 	f.Spec = spec
 	f.Version++
-	c.emit(SaveFunction{Function: *f})
+	c.emit(SaveFunction{Function: f.clone()})
 	c.forInstances(old, func(id InstanceID, s *slot) { c.account(s, +1) })
 	for i := range max(old.Parallelism, spec.Parallelism) {
 		id := InstanceID{Function: spec.FunctionKey, Index: i}
@@ -167,7 +170,7 @@ func (c *Core) schedule() {
 			continue
 		}
 		f := c.functions[id.Function]
-		s := &slot{a: Assignment{Instance: id, Version: f.Version, Gen: c.nextGen()}}
+		s := &slot{a: Assignment{Instance: id, Version: f.Version, Gen: c.nextGen(), Stopped: f.IsStopped(id.Index)}}
 		c.slots[id] = s
 		c.own(s, ws[where[i]])
 		delete(c.unassigned, id)
@@ -177,4 +180,88 @@ func (c *Core) schedule() {
 	if placed > 0 {
 		c.event(EvScheduled, "", nil, "placed %d instance(s); %d left unassigned", placed, len(c.unassigned))
 	}
+}
+
+// instanceRange resolves Pulsar's "one instance or all" (-1) to indexes.
+func (c *Core) instanceRange(k FunctionKey, index int) (*Function, []int, error) {
+	if err := k.Validate(); err != nil {
+		return nil, nil, err
+	}
+	f := c.functions[k]
+	if f == nil {
+		return nil, nil, &FunctionNotFoundError{Key: k}
+	}
+	if index == -1 {
+		all := make([]int, f.Spec.Parallelism)
+		for i := range all {
+			all[i] = i
+		}
+		return f, all, nil
+	}
+	if index < 0 || index >= f.Spec.Parallelism {
+		return nil, nil, &InvalidError{Field: "instanceId", Detail: fmt.Sprintf("%d is not between 0 and %d", index, f.Spec.Parallelism-1)}
+	}
+	return f, []int{index}, nil
+}
+
+// setInstanceState stops or starts instances where they are assigned. A
+// move in flight is abandoned: a stopped instance needs no make-before-break.
+func (c *Core) setInstanceState(k FunctionKey, index int, running bool) error {
+	f, idxs, err := c.instanceRange(k, index)
+	if err != nil {
+		return err
+	}
+	for _, i := range idxs {
+		if running {
+			f.Stopped = slices.DeleteFunc(f.Stopped, func(x int) bool { return x == i })
+		} else if !f.IsStopped(i) {
+			f.Stopped = append(f.Stopped, i)
+		}
+		s := c.slots[InstanceID{Function: k, Index: i}]
+		if s == nil || s.a.Stopped == !running {
+			continue
+		}
+		if s.a.Move != nil {
+			c.endMove(s)
+		}
+		s.a.Stopped = !running
+		s.a.Gen = c.nextGen()
+		s.running = false
+		c.save(s)
+	}
+	slices.Sort(f.Stopped)
+	c.emit(SaveFunction{Function: f.clone()})
+	return nil
+}
+
+// restartInstance gives instances a new generation where they run, which
+// makes their worker restart them. Moving instances restart on the target.
+func (c *Core) restartInstance(k FunctionKey, index int) error {
+	_, idxs, err := c.instanceRange(k, index)
+	if err != nil {
+		return err
+	}
+	for _, i := range idxs {
+		s := c.slots[InstanceID{Function: k, Index: i}]
+		if s == nil || s.a.Stopped {
+			continue
+		}
+		m := s.a.Move
+		if m != nil {
+			m.Gen = c.nextGen()
+		}
+		if m == nil || m.Phase == Starting {
+			s.a.Gen = c.nextGen()
+			s.running = false
+		}
+		c.save(s)
+	}
+	return nil
+}
+
+func (f *Function) clone() Function {
+	g := *f
+	g.Spec.Details = slices.Clone(f.Spec.Details)
+	g.Stopped = slices.Clone(f.Stopped)
+	return g
 }

@@ -195,7 +195,7 @@ func (c *Core) rebalance(periodic bool) error {
 			if cd := cands[t.To]; cd.Limited && !c.demandOf(id).fits(demandOf(*to.info.Capacity).sub(to.used)) {
 				continue
 			}
-			c.startMove(c.slots[id], to, ForRebalance, Starting)
+			c.relocate(c.slots[id], to, ForRebalance, Starting)
 			started++
 		}
 	}

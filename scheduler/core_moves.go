@@ -21,6 +21,24 @@ func (c *Core) startMove(s *slot, target *workerState, reason MoveReason, phase 
 	c.event(EvMoveStarted, s.a.Worker, &s.a.Instance, "%s move to %s (%s)", reason, target.info.ID, phase)
 }
 
+// relocate sends s to target: a make-before-break move, or, for an
+// instance a user stopped (it runs nowhere), a plain change of owner.
+func (c *Core) relocate(s *slot, target *workerState, reason MoveReason, phase MovePhase) {
+	if !s.a.Stopped {
+		c.startMove(s, target, reason, phase)
+		return
+	}
+	src := s.a.Worker
+	c.disown(s)
+	c.own(s, target)
+	s.a.Gen = c.nextGen()
+	c.save(s)
+	if d := c.drains[src]; d != nil && d.rec.Status == drain.Running {
+		d.rec.Moved++
+	}
+	c.event(EvMoveDone, target.info.ID, &s.a.Instance, "stopped instance reassigned from %s (%s)", src, reason)
+}
+
 // linkMove counts a move on its source and target.
 func (c *Core) linkMove(s *slot) {
 	m := s.a.Move

@@ -22,6 +22,18 @@ type (
 	CreateFunction struct{ Spec FunctionSpec }
 	UpdateFunction struct{ Spec FunctionSpec }
 	DeleteFunction struct{ Key FunctionKey }
+	// SetInstanceState starts (Running) or stops one instance, or all of
+	// them with Index -1, as Pulsar's start/stop endpoints do.
+	SetInstanceState struct {
+		Key     FunctionKey
+		Index   int
+		Running bool
+	}
+	// RestartInstance restarts one instance (Index -1: all) where it runs.
+	RestartInstance struct {
+		Key   FunctionKey
+		Index int
+	}
 )
 
 // Observations from workers. Gen is the generation the worker was asked to
@@ -95,24 +107,26 @@ type (
 	GetSnapshot    struct{}
 )
 
-func (SetMembership) isMessage()   {}
-func (WorkerJoined) isMessage()    {}
-func (WorkerLeft) isMessage()      {}
-func (CreateFunction) isMessage()  {}
-func (UpdateFunction) isMessage()  {}
-func (DeleteFunction) isMessage()  {}
-func (InstanceStarted) isMessage() {}
-func (InstanceStopped) isMessage() {}
-func (InstanceFailed) isMessage()  {}
-func (WorkerReport) isMessage()    {}
-func (Drain) isMessage()           {}
-func (Undrain) isMessage()         {}
-func (Cordon) isMessage()          {}
-func (Uncordon) isMessage()        {}
-func (Rebalance) isMessage()       {}
-func (Tick) isMessage()            {}
-func (CheckFailures) isMessage()   {}
-func (CleanupDrains) isMessage()   {}
-func (GetDrainStatus) isMessage()  {}
-func (ListDrains) isMessage()      {}
-func (GetSnapshot) isMessage()     {}
+func (SetMembership) isMessage()    {}
+func (WorkerJoined) isMessage()     {}
+func (WorkerLeft) isMessage()       {}
+func (CreateFunction) isMessage()   {}
+func (UpdateFunction) isMessage()   {}
+func (DeleteFunction) isMessage()   {}
+func (SetInstanceState) isMessage() {}
+func (RestartInstance) isMessage()  {}
+func (InstanceStarted) isMessage()  {}
+func (InstanceStopped) isMessage()  {}
+func (InstanceFailed) isMessage()   {}
+func (WorkerReport) isMessage()     {}
+func (Drain) isMessage()            {}
+func (Undrain) isMessage()          {}
+func (Cordon) isMessage()           {}
+func (Uncordon) isMessage()         {}
+func (Rebalance) isMessage()        {}
+func (Tick) isMessage()             {}
+func (CheckFailures) isMessage()    {}
+func (CleanupDrains) isMessage()    {}
+func (GetDrainStatus) isMessage()   {}
+func (ListDrains) isMessage()       {}
+func (GetSnapshot) isMessage()      {}

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -156,7 +157,13 @@ type Function struct {
 	Spec       FunctionSpec `json:"spec"`
 	Version    uint64       `json:"version"`
 	CreateTime time.Time    `json:"createTime"`
+	// Stopped lists the instance indexes a user stopped (Pulsar's
+	// instanceStates STOPPED); they stay assigned but run nowhere.
+	Stopped []int `json:"stopped,omitempty"`
 }
+
+// IsStopped reports whether instance index i was stopped by a user.
+func (f *Function) IsStopped(i int) bool { return slices.Contains(f.Stopped, i) }
 
 // WorkerInfo is a member of the cluster, with Pulsar's JSON names.
 type WorkerInfo struct {
@@ -215,6 +222,8 @@ type Assignment struct {
 	// to revision R has seen this one if Rev <= R.
 	Rev  uint64 `json:"rev"`
 	Move *Move  `json:"move,omitempty"`
+	// Stopped: a user stopped this instance; no worker should run it.
+	Stopped bool `json:"stopped,omitempty"`
 }
 
 // Clone copies the assignment deeply.
@@ -230,6 +239,9 @@ func (a Assignment) Clone() Assignment {
 // DesiredOn tells worker w whether it should run the instance, and under
 // which generation.
 func (a Assignment) DesiredOn(w string) (gen uint64, ok bool) {
+	if a.Stopped {
+		return 0, false
+	}
 	if m := a.Move; m != nil {
 		if m.Target == w {
 			return m.Gen, true
@@ -246,6 +258,9 @@ func (a Assignment) DesiredOn(w string) (gen uint64, ok bool) {
 
 // Runners lists the workers that should run the instance now.
 func (a Assignment) Runners() []string {
+	if a.Stopped {
+		return nil
+	}
 	if a.Move == nil {
 		return []string{a.Worker}
 	}

@@ -25,8 +25,7 @@ func (s *sim) checkEffects(m Message, effects []Effect) {
 			next := e.Assignment
 			p := old(next.Instance)
 			s.checkTransition(m, p, &next)
-			if p != nil && p.Move != nil && next.Move == nil && next.Worker == p.Move.Target &&
-				s.status[p.Worker] == string(drain.Running) {
+			if p != nil && next.Worker != p.Worker && s.status[p.Worker] == string(drain.Running) {
 				s.moved[p.Worker]++
 			}
 			prev[next.Instance] = &next
@@ -110,6 +109,7 @@ func (s *sim) checkTransition(m Message, prev, next *Assignment) {
 	switch {
 	case !s.live(src):
 	case s.forced(src):
+	case next != nil && next.Stopped: // a user stopped it
 	case next == nil:
 		f := s.core.functions[prev.Instance.Function]
 		if f != nil && prev.Instance.Index < f.Spec.Parallelism {
@@ -233,6 +233,12 @@ func (s *sim) checkQuiet() {
 			}
 			if !s.live(sl.a.Worker) {
 				s.fail("%s owned by departed %s when quiet", id, sl.a.Worker)
+			}
+			if sl.a.Stopped {
+				if len(runsOn[id]) > 0 {
+					s.fail("%s stopped by the user but runs on %v", id, runsOn[id])
+				}
+				continue
 			}
 			if got := runsOn[id]; len(got) != 1 || got[0] != sl.a.Worker {
 				s.fail("%s runs on %v, owner %s", id, got, sl.a.Worker)

@@ -335,6 +335,14 @@ func (s *sim) act() {
 		k := s.fnKey()
 		_, err := s.send(DeleteFunction{Key: k})
 		s.logf("delete %s: %v", k, err)
+	case r < 78:
+		k, i, on := s.fnKey(), s.rng.IntN(5)-1, s.rng.IntN(2) == 0
+		_, err := s.send(SetInstanceState{Key: k, Index: i, Running: on})
+		s.logf("set %s:%d running=%v: %v", k, i, on, err)
+	case r < 79:
+		k, i := s.fnKey(), s.rng.IntN(5)-1
+		_, err := s.send(RestartInstance{Key: k, Index: i})
+		s.logf("restart %s:%d: %v", k, i, err)
 	case r < 82:
 		s.drain(w)
 	case r < 84:
@@ -468,7 +476,7 @@ func (s *sim) settled() bool {
 		}
 	}
 	for _, sl := range c.slots {
-		if !sl.running || !s.live(sl.a.Worker) {
+		if (!sl.running && !sl.a.Stopped) || !s.live(sl.a.Worker) {
 			return false
 		}
 	}
