@@ -2,12 +2,21 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: help test vet fmt bench pulsar-up pulsar-down
+.PHONY: help build run test vet fmt bench pulsar-up pulsar-down
 help:
+	@echo "make build       bin/fworker and bin/fwadmin"
+	@echo "make run         build, then run a 3-worker standalone cluster on ports 6750-6752"
 	@echo "make test        vet + every test with -race (the CI command)"
 	@echo "make bench       benchmarks; results are recorded in docs/benchmarks.md"
 	@echo "make pulsar-up   fetch (Maven Central) and start a local Pulsar standalone broker"
 	@echo "make pulsar-down stop it"
+
+build:
+	$(GO) build -o bin/fworker ./cmd/fworker
+	@if [ -d cmd/fwadmin ]; then $(GO) build -o bin/fwadmin ./cmd/fwadmin; fi
+
+run: build
+	bin/fworker standalone
 
 test: vet
 	$(GO) test -race -count=1 $(PKGS)

@@ -1,0 +1,220 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/apache/pulsar-client-go/pulsaradmin"
+	"github.com/apache/pulsar-client-go/pulsaradmin/pkg/admin/config"
+	"github.com/apache/pulsar-client-go/pulsaradmin/pkg/utils"
+)
+
+func v3(t *testing.T, url string) pulsaradmin.Client {
+	c, err := pulsaradmin.NewClient(&config.Config{WebServiceURL: url, PulsarAPIVersion: config.V3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func v2(t *testing.T, url string) pulsaradmin.Client {
+	c, err := pulsaradmin.NewClient(&config.Config{WebServiceURL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+type drainStatus struct {
+	Status    string `json:"status"`
+	LastError string `json:"lastError"`
+	Total     int    `json:"total"`
+	Moved     int    `json:"moved"`
+	Remaining int    `json:"remaining"`
+}
+
+func getDrain(t *testing.T, url, worker string) drainStatus {
+	t.Helper()
+	resp, err := http.Get(url + "/admin/v2/worker/leader/drain?workerId=" + worker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var st drainStatus
+	if resp.StatusCode != 200 {
+		body, _ := io.ReadAll(resp.Body)
+		t.Fatalf("drain status: %s %s", resp.Status, body)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func put(t *testing.T, url string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPut, url, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+// TestStandaloneDrainRestartAndCrash is the standalone's acceptance story:
+// six real instance processes, a make-before-break drain, a restart that
+// keeps everything, a killed instance that comes back, Pulsar's 412.
+func TestStandaloneDrainRestartAndCrash(t *testing.T) {
+	port := freePorts(t, 3)
+	dataDir := t.TempDir()
+	s := startStandalone(t, 3, port, dataDir)
+	fn := fmt.Sprintf("sleeper%d", time.Now().UnixNano()%1e6)
+	fqfn := "public/default/" + fn
+
+	// Created through a non-leader with the official v3 client: the write
+	// is proxied to the leader.
+	cfg := &utils.FunctionConfig{Tenant: "public", Namespace: "default", Name: fn, Parallelism: 6, Runtime: "GO"}
+	if err := v3(t, s.url(2)).Functions().CreateFunc(cfg, bins.function); err != nil {
+		t.Fatal(err)
+	}
+	s.eventually("6 instance processes", 60*time.Second, func() bool { return count(instanceProcs(fqfn)) == 6 })
+	procs := instanceProcs(fqfn)
+	if len(procs["standalone-1"]) != 2 {
+		t.Fatalf("placement %v", procs)
+	}
+
+	// Drain worker 1 by asking worker 2, a non-leader: it answers 307 to
+	// the leader and the client follows with the same method.
+	code, body := put(t, s.url(2)+"/admin/v2/worker/leader/drain?workerId=standalone-1")
+	if code != http.StatusNoContent {
+		t.Fatalf("drain: %d %s", code, body)
+	}
+	sawRunning := false
+	s.eventually("drain SUCCESS", 90*time.Second, func() bool {
+		if n := distinct(instanceProcs(fqfn)); n < 6 {
+			t.Fatalf("only %d distinct instances running during the drain (make-before-break broken)", n)
+		}
+		st := getDrain(t, s.url(0), "standalone-1")
+		switch st.Status {
+		case "RUNNING":
+			sawRunning = true
+		case "SUCCESS":
+			if st.Moved != 2 || st.Remaining != 0 || st.Total != 2 {
+				t.Fatalf("final status %+v", st)
+			}
+			return true
+		case "ERROR":
+			t.Fatalf("drain failed: %+v", st)
+		}
+		return false
+	})
+	t.Logf("observed RUNNING before SUCCESS: %v", sawRunning)
+	s.eventually("drained worker empty, others hold 6", 30*time.Second, func() bool {
+		p := instanceProcs(fqfn)
+		return len(p["standalone-1"]) == 0 && len(p["standalone-0"])+len(p["standalone-2"]) == 6 && count(p) == 6
+	})
+
+	// A second drain of the same worker: Pulsar's 412 and reason text.
+	code, body = put(t, s.url(0)+"/admin/v2/worker/leader/drain?workerId=standalone-1")
+	if code != http.StatusPreconditionFailed || !strings.Contains(body, `"reason":"Worker standalone-1 was not yet removed after a prior drain op; try later"`) {
+		t.Fatalf("second drain: %d %s", code, body)
+	}
+
+	// kill -9 of an instance process: the runtime restarts it.
+	var victim string
+	var pid int
+	for id, p := range instanceProcs(fqfn)["standalone-0"] {
+		victim, pid = id, p
+		break
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	s.eventually("killed instance restarted", 30*time.Second, func() bool {
+		p := instanceProcs(fqfn)
+		np, ok := p["standalone-0"][victim]
+		return ok && np != pid && count(p) == 6
+	})
+
+	// Restart: functions, assignments and drain records survive.
+	before := assignments(t, s.url(0))
+	s.stop()
+	s.eventually("instances stopped with the standalone", 30*time.Second, func() bool { return count(instanceProcs(fqfn)) == 0 })
+	s = startStandalone(t, 3, port, dataDir)
+	s.eventually("6 instances again", 60*time.Second, func() bool { return count(instanceProcs(fqfn)) == 6 })
+	if after := assignments(t, s.url(1)); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("assignments changed across restart:\n before %v\n after  %v", before, after)
+	}
+	if st := getDrain(t, s.url(0), "standalone-1"); st.Status != "SUCCESS" || st.Moved != 2 {
+		t.Fatalf("drain record after restart: %+v", st)
+	}
+	names, err := v3(t, s.url(0)).Functions().GetFunctions("public", "default")
+	if err != nil || len(names) != 1 || names[0] != fn {
+		t.Fatalf("functions after restart: %v %v", names, err)
+	}
+}
+
+func assignments(t *testing.T, url string) map[string][]string {
+	t.Helper()
+	a, err := v2(t, url).FunctionsWorker().GetAssignments()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestAdminClient runs the official Go admin client against the standalone.
+func TestAdminClient(t *testing.T) {
+	s := startStandalone(t, 3, freePorts(t, 3), t.TempDir())
+	w := v2(t, s.url(1)).FunctionsWorker()
+	members, err := w.GetCluster()
+	if err != nil || len(members) != 3 {
+		t.Fatalf("GetCluster: %v %v", members, err)
+	}
+	leader, err := w.GetClusterLeader()
+	if err != nil || leader.WorkerID != "standalone-0" || leader.Port != s.port {
+		t.Fatalf("GetClusterLeader: %+v %v", leader, err)
+	}
+	fns := v3(t, s.url(1)).Functions()
+	cfg := &utils.FunctionConfig{Tenant: "public", Namespace: "default", Name: "adm", Parallelism: 2, Runtime: "GO"}
+	if err := fns.CreateFunc(cfg, bins.function); err != nil {
+		t.Fatal(err)
+	}
+	names, err := fns.GetFunctions("public", "default")
+	if err != nil || len(names) != 1 || names[0] != "adm" {
+		t.Fatalf("GetFunctions: %v %v", names, err)
+	}
+	got, err := fns.GetFunction("public", "default", "adm")
+	if err != nil || got.Parallelism != 2 || got.Name != "adm" {
+		t.Fatalf("GetFunction: %+v %v", got, err)
+	}
+	s.eventually("2 instances running per status", 60*time.Second, func() bool {
+		st, err := fns.GetFunctionStatus("public", "default", "adm")
+		return err == nil && st.NumInstances == 2 && st.NumRunning == 2
+	})
+	a, err := w.GetAssignments()
+	if err != nil || len(a) == 0 {
+		t.Fatalf("GetAssignments: %v %v", a, err)
+	}
+	if _, err := w.GetFunctionsStats(); err != nil {
+		t.Fatalf("GetFunctionsStats: %v", err)
+	}
+	if m, err := w.GetMetrics(); err != nil || len(m) == 0 {
+		t.Fatalf("GetMetrics: %v %v", m, err)
+	}
+	if err := fns.DeleteFunction("public", "default", "adm"); err != nil {
+		t.Fatal(err)
+	}
+	s.eventually("instances gone", 30*time.Second, func() bool { return count(instanceProcs("public/default/adm")) == 0 })
+	if _, err := fns.GetFunction("public", "default", "adm"); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Fatalf("GetFunction after delete: %v", err)
+	}
+}

@@ -1,0 +1,128 @@
+package worker
+
+import (
+	"context"
+	"slices"
+
+	"github.com/fworker/fworker/drain"
+	"github.com/fworker/fworker/rest"
+	"github.com/fworker/fworker/scheduler"
+)
+
+var _ rest.Backend = (*Service)(nil)
+
+func (s *Service) Self() scheduler.WorkerInfo { return s.opts.Self }
+
+// Initialized: joined, a leader is known and the state feed has arrived.
+func (s *Service) Initialized() bool {
+	return s.mirror.isReady() && s.sess.View().Leader.ID != ""
+}
+
+func (s *Service) Members() []scheduler.WorkerInfo {
+	m := s.sess.View().Members
+	out := make([]scheduler.WorkerInfo, len(m))
+	for i, w := range m {
+		w.Capacity = nil
+		out[i] = w
+	}
+	slices.SortFunc(out, func(a, b scheduler.WorkerInfo) int {
+		switch {
+		case a.ID < b.ID:
+			return -1
+		case a.ID > b.ID:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+func (s *Service) Leader() (scheduler.WorkerInfo, bool) {
+	l := s.sess.View().Leader
+	l.Capacity = nil
+	return l, l.ID != ""
+}
+
+// IsLeader: this worker leads and its scheduler is running.
+func (s *Service) IsLeader() bool { return s.actor() != nil }
+
+func (s *Service) Assignments() map[string][]string { return s.mirror.byWorker() }
+
+// ask sends a message to this worker's scheduler, if it leads.
+func (s *Service) ask(ctx context.Context, m scheduler.Message) (any, error) {
+	a := s.actor()
+	if a == nil {
+		return nil, rest.ErrNotLeader
+	}
+	v, err := a.Ask(ctx, m)
+	if err == scheduler.ErrStopped {
+		return nil, rest.ErrNotLeader
+	}
+	return v, err
+}
+
+func (s *Service) Drain(ctx context.Context, worker string, opts drain.Options) error {
+	_, err := s.ask(ctx, scheduler.Drain{Worker: worker, Options: opts})
+	return err
+}
+
+func (s *Service) DrainStatus(ctx context.Context, worker string) (drain.Record, error) {
+	v, err := s.ask(ctx, scheduler.GetDrainStatus{Worker: worker})
+	if err != nil {
+		return drain.Record{}, err
+	}
+	return v.(drain.Record), nil
+}
+
+func (s *Service) Drains(ctx context.Context) ([]drain.Record, error) {
+	v, err := s.ask(ctx, scheduler.ListDrains{})
+	if err != nil {
+		return nil, err
+	}
+	return v.([]drain.Record), nil
+}
+
+func (s *Service) Undrain(ctx context.Context, worker string) error {
+	_, err := s.ask(ctx, scheduler.Undrain{Worker: worker})
+	return err
+}
+
+func (s *Service) Cordon(ctx context.Context, worker string, on bool) error {
+	var m scheduler.Message = scheduler.Uncordon{Worker: worker}
+	if on {
+		m = scheduler.Cordon{Worker: worker}
+	}
+	_, err := s.ask(ctx, m)
+	return err
+}
+
+func (s *Service) Rebalance(ctx context.Context) error {
+	_, err := s.ask(ctx, scheduler.Rebalance{})
+	return err
+}
+
+// Events streams this leader's scheduling events until ctx ends.
+func (s *Service) Events(ctx context.Context) (<-chan scheduler.Event, error) {
+	if s.actor() == nil {
+		return nil, rest.ErrNotLeader
+	}
+	in := s.events.subscribe()
+	out := make(chan scheduler.Event)
+	go func() {
+		defer close(out)
+		defer s.events.unsubscribe(in)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case e := <-in:
+				select {
+				case out <- e:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}()
+	return out, nil
+}

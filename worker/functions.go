@@ -1,0 +1,222 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/apache/pulsar-client-go/pulsaradmin/pkg/utils"
+
+	"github.com/fworker/fworker/rest"
+	"github.com/fworker/fworker/scheduler"
+)
+
+// specFromConfig turns a Pulsar FunctionConfig into what the scheduler
+// needs; the whole config travels along as Details.
+func specFromConfig(cfg utils.FunctionConfig, pkgName string) (scheduler.FunctionSpec, error) {
+	k := scheduler.FunctionKey{Tenant: cfg.Tenant, Namespace: cfg.Namespace, Name: cfg.Name}
+	if err := k.Validate(); err != nil {
+		return scheduler.FunctionSpec{}, err
+	}
+	if cfg.Parallelism <= 0 {
+		cfg.Parallelism = 1
+	}
+	if cfg.Runtime == "" {
+		switch {
+		case cfg.Jar != nil:
+			cfg.Runtime = utils.JavaRuntime
+		case cfg.Py != nil:
+			cfg.Runtime = utils.PythonRuntime
+		default:
+			cfg.Runtime = utils.GoRuntime
+		}
+	}
+	if cfg.Resources == nil {
+		cfg.Resources = utils.NewDefaultResources()
+	}
+	cfg.FQFN = ""
+	details, err := json.Marshal(cfg)
+	if err != nil {
+		return scheduler.FunctionSpec{}, err
+	}
+	spec := scheduler.FunctionSpec{
+		FunctionKey: k,
+		Parallelism: cfg.Parallelism,
+		Resources:   scheduler.Resources{CPU: cfg.Resources.CPU, RAM: cfg.Resources.RAM, Disk: cfg.Resources.Disk},
+		Runtime:     cfg.Runtime,
+		Package:     pkgName,
+		Details:     details,
+	}
+	return spec, spec.Normalize()
+}
+
+func configOf(f scheduler.Function) utils.FunctionConfig {
+	var cfg utils.FunctionConfig
+	_ = json.Unmarshal(f.Spec.Details, &cfg)
+	cfg.Tenant, cfg.Namespace, cfg.Name = f.Spec.Tenant, f.Spec.Namespace, f.Spec.Name
+	cfg.Parallelism = f.Spec.Parallelism
+	cfg.Runtime = f.Spec.Runtime
+	return cfg
+}
+
+func keyOf(cfg utils.FunctionConfig) scheduler.FunctionKey {
+	return scheduler.FunctionKey{Tenant: cfg.Tenant, Namespace: cfg.Namespace, Name: cfg.Name}
+}
+
+func (s *Service) CreateFunction(ctx context.Context, cfg utils.FunctionConfig, pkg rest.Package) error {
+	if s.actor() == nil {
+		return rest.ErrNotLeader
+	}
+	k := keyOf(cfg)
+	if err := k.Validate(); err != nil {
+		return err
+	}
+	if _, exists := s.mirror.function(k); exists {
+		return &scheduler.FunctionExistsError{Key: k}
+	}
+	name, err := s.storePackage(ctx, k, pkg)
+	if err != nil {
+		return err
+	}
+	spec, err := specFromConfig(cfg, name)
+	if err != nil {
+		return err
+	}
+	_, err = s.ask(ctx, scheduler.CreateFunction{Spec: spec})
+	return err
+}
+
+// UpdateFunction merges the given config onto the stored one, as Pulsar
+// does: fields left empty keep their value. A nil pkg keeps the package.
+func (s *Service) UpdateFunction(ctx context.Context, cfg utils.FunctionConfig, pkg *rest.Package) error {
+	if s.actor() == nil {
+		return rest.ErrNotLeader
+	}
+	k := keyOf(cfg)
+	if err := k.Validate(); err != nil {
+		return err
+	}
+	old, ok := s.mirror.function(k)
+	if !ok {
+		return &scheduler.FunctionNotFoundError{Key: k}
+	}
+	merged := merge(configOf(old), cfg)
+	name := old.Spec.Package
+	if pkg != nil {
+		var err error
+		if name, err = s.storePackage(ctx, k, *pkg); err != nil {
+			return err
+		}
+	}
+	spec, err := specFromConfig(merged, name)
+	if err != nil {
+		return err
+	}
+	_, err = s.ask(ctx, scheduler.UpdateFunction{Spec: spec})
+	return err
+}
+
+// merge overlays the fields an update sets.
+func merge(old, upd utils.FunctionConfig) utils.FunctionConfig {
+	m := old
+	if upd.Parallelism > 0 {
+		m.Parallelism = upd.Parallelism
+	}
+	if upd.Inputs != nil {
+		m.Inputs = upd.Inputs
+	}
+	if upd.InputSpecs != nil {
+		m.InputSpecs = upd.InputSpecs
+	}
+	if upd.TopicsPattern != nil {
+		m.TopicsPattern = upd.TopicsPattern
+	}
+	if upd.Output != "" {
+		m.Output = upd.Output
+	}
+	if upd.ClassName != "" {
+		m.ClassName = upd.ClassName
+	}
+	if upd.Resources != nil {
+		m.Resources = upd.Resources
+	}
+	if upd.UserConfig != nil {
+		m.UserConfig = upd.UserConfig
+	}
+	if upd.Secrets != nil {
+		m.Secrets = upd.Secrets
+	}
+	if upd.Runtime != "" {
+		m.Runtime = upd.Runtime
+	}
+	if upd.LogTopic != "" {
+		m.LogTopic = upd.LogTopic
+	}
+	if upd.DeadLetterTopic != "" {
+		m.DeadLetterTopic = upd.DeadLetterTopic
+	}
+	if upd.MaxMessageRetries != nil {
+		m.MaxMessageRetries = upd.MaxMessageRetries
+	}
+	if upd.TimeoutMs != nil {
+		m.TimeoutMs = upd.TimeoutMs
+	}
+	if upd.Go != nil {
+		m.Go = upd.Go
+	}
+	if upd.Jar != nil {
+		m.Jar = upd.Jar
+	}
+	if upd.Py != nil {
+		m.Py = upd.Py
+	}
+	return m
+}
+
+func (s *Service) DeleteFunction(ctx context.Context, key scheduler.FunctionKey) error {
+	f, _ := s.mirror.function(key)
+	if _, err := s.ask(ctx, scheduler.DeleteFunction{Key: key}); err != nil {
+		return err
+	}
+	if f.Spec.Package != "" {
+		if err := s.sess.DeletePackage(ctx, f.Spec.Package); err != nil {
+			s.log.Warn("worker: package not deleted", "package", f.Spec.Package, "err", err)
+		}
+	}
+	return nil
+}
+
+func (s *Service) SetInstanceState(ctx context.Context, key scheduler.FunctionKey, index int, running bool) error {
+	_, err := s.ask(ctx, scheduler.SetInstanceState{Key: key, Index: index, Running: running})
+	return err
+}
+
+func (s *Service) RestartInstance(ctx context.Context, key scheduler.FunctionKey, index int) error {
+	_, err := s.ask(ctx, scheduler.RestartInstance{Key: key, Index: index})
+	return err
+}
+
+func (s *Service) GetFunction(_ context.Context, key scheduler.FunctionKey) (utils.FunctionConfig, error) {
+	f, ok := s.mirror.function(key)
+	if !ok {
+		return utils.FunctionConfig{}, &scheduler.FunctionNotFoundError{Key: key}
+	}
+	return configOf(f), nil
+}
+
+func (s *Service) ListFunctions(_ context.Context, tenant, namespace string) ([]string, error) {
+	return s.mirror.names(tenant, namespace), nil
+}
+
+func (s *Service) OpenPackage(ctx context.Context, key scheduler.FunctionKey) (io.ReadCloser, error) {
+	f, ok := s.mirror.function(key)
+	if !ok {
+		return nil, &scheduler.FunctionNotFoundError{Key: key}
+	}
+	r, err := s.sess.OpenPackage(ctx, f.Spec.Package)
+	if err != nil {
+		return nil, fmt.Errorf("package of %s: %w", key, err)
+	}
+	return r, nil
+}
