@@ -175,6 +175,11 @@ func (a *Actor) Ask(ctx context.Context, m Message) (any, error) {
 // is full, and never past ctx or the actor's end.
 func (a *Actor) Tell(ctx context.Context, m Message) error {
 	select {
+	case <-a.done: // never report a message to a stopped actor as sent
+		return ErrStopped
+	default:
+	}
+	select {
 	case a.inbox <- envelope{msg: m}:
 		return nil
 	case <-ctx.Done():

@@ -23,10 +23,18 @@ func (c *Core) setMembership(members []WorkerInfo) {
 		in[m.ID] = true
 		c.join(m)
 	}
+	// Every departure is marked first, so that no move is retried onto a
+	// worker that leaves in this same view.
+	var gone []*workerState
 	for _, id := range sortedKeys(c.workers) {
 		if w := c.workers[id]; w.live && !in[id] {
-			c.leave(id)
+			w.live = false
+			gone = append(gone, w)
 		}
+	}
+	for _, w := range gone {
+		w.live = true
+		c.leave(w.info.ID)
 	}
 	if !c.ready {
 		c.ready = true

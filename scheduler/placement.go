@@ -146,11 +146,18 @@ func PlaceLeastLoaded(cands []Candidate, n int, out []int32) []int32 {
 // resources are updated.
 func PlaceFit(cands []Candidate, demands []demand, out []int32) []int32 {
 	out = out[:0]
-	if len(cands) == 0 {
+	if len(cands) == 0 || len(demands) == 0 {
 		for range demands {
 			out = append(out, -1)
 		}
 		return out
+	}
+	// A candidate that cannot hold even the smallest demand never will
+	// again (free space only shrinks here): it leaves the heap for good,
+	// so full workers are not popped and pushed back for every instance.
+	smallest := demands[0]
+	for _, d := range demands[1:] {
+		smallest = demand{min(smallest.cpu, d.cpu), min(smallest.ram, d.ram), min(smallest.disk, d.disk)}
 	}
 	h := newCandHeap(cands)
 	var skipped []int32
@@ -168,7 +175,9 @@ func PlaceFit(cands []Candidate, demands []demand, out []int32) []int32 {
 				h.push(top)
 				break
 			}
-			skipped = append(skipped, top)
+			if smallest.fits(c.Free) {
+				skipped = append(skipped, top)
+			}
 		}
 		for _, s := range skipped {
 			h.push(s)
