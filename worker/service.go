@@ -99,13 +99,14 @@ func (s *Service) spawn(fn func()) {
 	}()
 }
 
-// Close stops leading, stops every instance gracefully and leaves the
-// cluster. It returns when all goroutines have ended.
+// Close stops leading (and does not take leadership back), stops every
+// instance gracefully and leaves the cluster. It returns when all
+// goroutines have ended.
 func (s *Service) Close(ctx context.Context) error {
+	s.cancel() // every loop ends; the lead loop steps down on its way out
+	s.wg.Wait()
 	s.stepDown()
 	err := s.rt.Close(ctx)
-	s.cancel()
-	s.wg.Wait()
 	return errors.Join(err, s.sess.Close())
 }
 
