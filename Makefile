@@ -2,23 +2,27 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: help build run test vet fmt bench pulsar-up pulsar-down
+.PHONY: help build run test test-unit vet fmt bench pulsar-up pulsar-down
 help:
 	@echo "make build       bin/fworker and bin/fwadmin"
 	@echo "make run         build, then run a 3-worker standalone cluster on ports 6750-6752"
-	@echo "make test        vet + every test with -race (the CI command)"
+	@echo "make test        vet + every test with -race, with a real Pulsar broker (the CI command)"
+	@echo "make test-unit   the same without the broker (cluster-mode tests skip)"
 	@echo "make bench       benchmarks; results are recorded in docs/benchmarks.md"
 	@echo "make pulsar-up   fetch (Maven Central) and start a local Pulsar standalone broker"
 	@echo "make pulsar-down stop it"
 
 build:
 	$(GO) build -o bin/fworker ./cmd/fworker
-	@if [ -d cmd/fwadmin ]; then $(GO) build -o bin/fwadmin ./cmd/fwadmin; fi
+	$(GO) build -o bin/fwadmin ./cmd/fwadmin
 
 run: build
 	bin/fworker standalone
 
 test: vet
+	scripts/test.sh
+
+test-unit: vet
 	$(GO) test -race -count=1 $(PKGS)
 
 vet:

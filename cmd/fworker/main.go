@@ -19,7 +19,7 @@ func main() {
 		SilenceErrors: true,
 		Version:       version,
 	}
-	root.AddCommand(standaloneCmd())
+	root.AddCommand(standaloneCmd(), runCmd())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "fworker:", err)
 		os.Exit(1)

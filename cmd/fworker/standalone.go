@@ -1,10 +1,7 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -12,16 +9,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fworker/fworker/cluster/embedded"
 	"github.com/fworker/fworker/conf"
-	"github.com/fworker/fworker/rest"
 	"github.com/fworker/fworker/scheduler"
 	"github.com/fworker/fworker/worker"
-	"github.com/fworker/fworker/worker/runtime"
 )
 
 type standaloneFlags struct {
@@ -95,23 +89,16 @@ func runStandalone(cmd *cobra.Command, f standaloneFlags) error {
 			shutdown(log, servers, svcs)
 			return err
 		}
-		svc, err := worker.Start(ctx, workerOptions(cfg, self, hub, f.dataDir, log))
+		svc, err := worker.Start(ctx, workerOptions(cfg, self, hub, filepath.Join(f.dataDir, self.ID), log))
 		if err != nil {
 			ln.Close()
 			shutdown(log, servers, svcs)
 			return err
 		}
 		svcs = append(svcs, svc)
-		srv := &http.Server{
-			Handler:           rest.New(svc, rest.Options{Log: log, MaxBodyBytes: cfg.MaxRequestBodyBytes}),
-			ReadHeaderTimeout: 10 * time.Second,
-		}
-		servers = append(servers, srv)
-		go func() {
-			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				errc <- err
-			}
-		}()
+		srv, errs := serve(svc, ln, cfg, log)
+		servers = append(servers, srv...)
+		go func() { errc <- <-errs }()
 		log.Info("worker serving", "worker", self.ID, "url", fmt.Sprintf("http://%s:%d", f.hostname, self.Port))
 	}
 	log.Info("fworker standalone is up", "workers", f.workers, "leader", "standalone-0", "dataDir", f.dataDir)
@@ -123,38 +110,4 @@ func runStandalone(cmd *cobra.Command, f standaloneFlags) error {
 	}
 	shutdown(log, servers, svcs)
 	return err
-}
-
-func workerOptions(cfg *conf.Config, self scheduler.WorkerInfo, hub *embedded.Hub, dataDir string, log *slog.Logger) worker.Options {
-	return worker.Options{
-		Self:           self,
-		Backend:        hub,
-		Dir:            filepath.Join(dataDir, self.ID),
-		Scheduler:      cfg.SchedulerConfig(),
-		Periods:        cfg.Periods(),
-		ReportInterval: time.Duration(cfg.WorkerReportIntervalMs) * time.Millisecond,
-		Runtime: runtime.Options{
-			BackoffMin: time.Duration(cfg.InstanceRestartBackoffMinMs) * time.Millisecond,
-			BackoffMax: time.Duration(cfg.InstanceRestartBackoffMaxMs) * time.Millisecond,
-			StopGrace:  time.Duration(cfg.InstanceStopGracePeriodMs) * time.Millisecond,
-			Env:        []string{"PULSAR_SERVICE_URL=" + cfg.PulsarServiceURL},
-		},
-		MaxPackageBytes: cfg.MaxRequestBodyBytes,
-		Log:             log,
-	}
-}
-
-// shutdown stops HTTP first (no new requests), then the workers, followers
-// before the leader so that no needless leader change happens on the way.
-func shutdown(log *slog.Logger, servers []*http.Server, svcs []*worker.Service) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	for _, s := range servers {
-		_ = s.Shutdown(ctx)
-	}
-	for i := len(svcs) - 1; i >= 0; i-- {
-		if err := svcs[i].Close(ctx); err != nil {
-			log.Warn("worker stop", "worker", svcs[i].Self().ID, "err", err)
-		}
-	}
 }
