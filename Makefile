@@ -30,7 +30,7 @@ vet:
 	$(GO) vet $(PKGS)
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+	bench/run.sh
 
 pulsar-up:
 	scripts/pulsar/pulsar.sh up

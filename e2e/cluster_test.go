@@ -129,12 +129,20 @@ func TestClusterDrainAndLeaderCrash(t *testing.T) {
 	if st := getDrain(t, c.url(li), c.nodes[third].id); st.Status != "RUNNING" || st.Remaining != 3 {
 		t.Fatalf("before the crash: %+v", st)
 	}
+	killed := time.Now()
 	c.kill(li)
 	eventually(t, "a new leader", 60*time.Second, func() bool {
 		l, ok := c.leader()
 		return ok && l != leaderID
 	})
 	newLeader, _ := c.leader()
+	// Failover is done when the new leader answers from rebuilt state.
+	eventually(t, "the new leader serves the drain record", 60*time.Second, func() bool {
+		var st drainStatus
+		err := getJSON(c.url(c.index(newLeader))+"/admin/v2/worker/leader/drain?workerId="+c.nodes[third].id, &st)
+		return err == nil && st.Total == 3
+	})
+	t.Logf("leader failover: kill -9 to the new leader serving rebuilt state took %s", time.Since(killed).Round(time.Millisecond))
 	eventually(t, "the drain finishes SUCCESS under the new leader", 120*time.Second, func() bool {
 		st := getDrain(t, c.url(c.index(newLeader)), c.nodes[third].id)
 		if st.Status == "ERROR" {

@@ -27,6 +27,10 @@ type supervisor struct {
 }
 
 func newSupervisor(r *Runtime, in Instance, prev <-chan struct{}) *supervisor {
+	state := StateStarting
+	if prev != nil {
+		state = StateWaiting // from birth, not from when run gets scheduled
+	}
 	return &supervisor{
 		rt:   r,
 		inst: in,
@@ -35,7 +39,7 @@ func newSupervisor(r *Runtime, in Instance, prev <-chan struct{}) *supervisor {
 		stop: make(chan struct{}),
 		kill: make(chan struct{}),
 		done: make(chan struct{}),
-		st:   InstanceStatus{ID: in.ID, Gen: in.Gen, Version: in.Version, State: StateStarting},
+		st:   InstanceStatus{ID: in.ID, Gen: in.Gen, Version: in.Version, State: state},
 	}
 }
 
@@ -82,8 +86,8 @@ func (s *supervisor) run() {
 		// The generation this one replaces was asked to stop when this one
 		// was made. Wait for it even if this one is stopped meanwhile, so
 		// that a chain of replacements finishes in order.
-		s.update(func(st *InstanceStatus) { st.State = StateWaiting })
 		<-s.prev
+		s.update(func(st *InstanceStatus) { st.State = StateStarting })
 	}
 	o := &s.rt.opts
 	backoff := o.BackoffMin
