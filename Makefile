@@ -2,12 +2,13 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: help build run test test-unit vet fmt bench pulsar-up pulsar-down
+.PHONY: help build run test test-unit lint vet fmt bench pulsar-up pulsar-down
 help:
 	@echo "make build       bin/fworker and bin/fwadmin"
 	@echo "make run         build, then run a 3-worker standalone cluster on ports 6750-6752"
 	@echo "make test        vet + every test with -race, with a real Pulsar broker (the CI command)"
 	@echo "make test-unit   the same without the broker (cluster-mode tests skip)"
+	@echo "make lint        gofmt + go vet"
 	@echo "make bench       benchmarks; results are recorded in docs/benchmarks.md"
 	@echo "make pulsar-up   fetch (Maven Central) and start a local Pulsar standalone broker"
 	@echo "make pulsar-down stop it"
@@ -24,6 +25,8 @@ test: vet
 
 test-unit: vet
 	$(GO) test -race -count=1 $(PKGS)
+
+lint: vet
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }

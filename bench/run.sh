@@ -18,8 +18,8 @@ if [ "$what" = all ] || [ "$what" = pulsar ]; then
 		started=1
 	fi
 	trap '[ "$started" = 1 ] && scripts/pulsar/pulsar.sh down' EXIT
-	FWORKER_PULSAR_URL=pulsar://127.0.0.1:6650 FWORKER_PULSAR_ADMIN_URL=http://127.0.0.1:8080 \
+	FWTEST_PULSAR_URL=pulsar://127.0.0.1:6650 FWTEST_PULSAR_ADMIN_URL=http://127.0.0.1:8080 \
 		go test -run '^$' -bench . -benchtime 5s ./cluster/pulsar
-	FWORKER_PULSAR_URL=pulsar://127.0.0.1:6650 FWORKER_PULSAR_ADMIN_URL=http://127.0.0.1:8080 \
+	FWTEST_PULSAR_URL=pulsar://127.0.0.1:6650 FWTEST_PULSAR_ADMIN_URL=http://127.0.0.1:8080 \
 		go test -count=1 -v -run 'TestClusterDrainAndLeaderCrash|TestClusterDataPlaneDrain' ./e2e | grep -E 'leader failover|data plane'
 fi

@@ -18,12 +18,12 @@ import (
 // Cluster-mode tests need a real Pulsar broker: `scripts/pulsar/pulsar.sh up`
 // (`make test` does it) and these variables.
 func pulsarEnv(t *testing.T) (serviceURL, adminURL string) {
-	serviceURL, adminURL = os.Getenv("FWORKER_PULSAR_URL"), os.Getenv("FWORKER_PULSAR_ADMIN_URL")
+	serviceURL, adminURL = os.Getenv("FWTEST_PULSAR_URL"), os.Getenv("FWTEST_PULSAR_ADMIN_URL")
 	if serviceURL == "" || adminURL == "" {
-		if os.Getenv("FWORKER_REQUIRE_PULSAR") != "" {
-			t.Fatal("FWORKER_REQUIRE_PULSAR is set but FWORKER_PULSAR_URL / FWORKER_PULSAR_ADMIN_URL are not")
+		if os.Getenv("FWTEST_REQUIRE_PULSAR") != "" {
+			t.Fatal("FWTEST_REQUIRE_PULSAR is set but FWTEST_PULSAR_URL / FWTEST_PULSAR_ADMIN_URL are not")
 		}
-		t.Skip("no Pulsar broker: run scripts/pulsar/pulsar.sh up and set FWORKER_PULSAR_URL=pulsar://127.0.0.1:6650 FWORKER_PULSAR_ADMIN_URL=http://127.0.0.1:8080")
+		t.Skip("no Pulsar broker: run scripts/pulsar/pulsar.sh up and set FWTEST_PULSAR_URL=pulsar://127.0.0.1:6650 FWTEST_PULSAR_ADMIN_URL=http://127.0.0.1:8080")
 	}
 	return serviceURL, adminURL
 }

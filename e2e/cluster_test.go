@@ -59,8 +59,16 @@ func (c *pulsarCluster) waitMembers(n int) {
 				return false
 			}
 		}
-		_, ok := c.leader()
-		return ok
+		l, ok := c.leader()
+		if !ok {
+			return false
+		}
+		resp, err := http.Get(c.url(c.index(l)) + "/admin/v2/worker/cluster/leader/ready")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK // the leader serves from rebuilt state
 	})
 }
 

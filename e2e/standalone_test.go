@@ -39,22 +39,31 @@ type drainStatus struct {
 	Remaining int    `json:"remaining"`
 }
 
+// getDrain reads a drain status; a 503 (a worker still initializing, e.g. a
+// leader rebuilding its state) is retried for up to 30 s.
 func getDrain(t *testing.T, url, worker string) drainStatus {
 	t.Helper()
-	resp, err := http.Get(url + "/admin/v2/worker/leader/drain?workerId=" + worker)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var st drainStatus
-	if resp.StatusCode != 200 {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get(url + "/admin/v2/worker/leader/drain?workerId=" + worker)
+		if err != nil {
+			t.Fatal(err)
+		}
 		body, _ := io.ReadAll(resp.Body)
-		t.Fatalf("drain status: %s %s", resp.Status, body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusServiceUnavailable && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("drain status: %s %s", resp.Status, body)
+		}
+		var st drainStatus
+		if err := json.Unmarshal(body, &st); err != nil {
+			t.Fatal(err)
+		}
+		return st
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
-		t.Fatal(err)
-	}
-	return st
 }
 
 func put(t *testing.T, url string) (int, string) {
@@ -76,7 +85,7 @@ func TestStandaloneDrainRestartAndCrash(t *testing.T) {
 	port := freePorts(t, 3)
 	dataDir := t.TempDir()
 	s := startStandalone(t, 3, port, dataDir)
-	fn := fmt.Sprintf("sleeper%d", time.Now().UnixNano()%1e6)
+	fn := fmt.Sprintf("slowstop%d", time.Now().UnixNano()%1e6) // its instances take 2 s to stop
 	fqfn := "public/default/" + fn
 
 	// Created through a non-leader with the official v3 client: the write
@@ -116,7 +125,9 @@ func TestStandaloneDrainRestartAndCrash(t *testing.T) {
 		}
 		return false
 	})
-	t.Logf("observed RUNNING before SUCCESS: %v", sawRunning)
+	if !sawRunning {
+		t.Fatal("never saw the drain RUNNING: each move waits 2 s for its source to stop")
+	}
 	s.eventually("drained worker empty, others hold 6", 30*time.Second, func() bool {
 		p := instanceProcs(fqfn)
 		return len(p["standalone-1"]) == 0 && len(p["standalone-0"])+len(p["standalone-2"]) == 6 && count(p) == 6

@@ -6,9 +6,11 @@ import (
 	"github.com/fworker/fworker/drain"
 )
 
-// startMove begins a make-before-break move of s to target.
-func (c *Core) startMove(s *slot, target *workerState, reason MoveReason, phase MovePhase) {
+// startMove begins a make-before-break move of s to target; tried lists
+// targets that failed this move before.
+func (c *Core) startMove(s *slot, target *workerState, reason MoveReason, phase MovePhase, tried ...string) {
 	s.a.Move = &Move{
+		Tried:   tried,
 		Target:  target.info.ID,
 		Gen:     c.nextGen(),
 		Phase:   phase,
@@ -223,9 +225,7 @@ func (c *Core) retryMove(s *slot, why string) {
 	phase, reason := m.Phase, m.Reason
 	old := m.Target
 	c.endMove(s)
-	c.startMove(s, target, reason, phase)
-	s.a.Move.Tried = tried
-	c.save(s)
+	c.startMove(s, target, reason, phase, tried...)
 	c.event(EvMoveRetried, target.info.ID, &s.a.Instance, "%s: retried from %s", why, old)
 }
 

@@ -15,7 +15,7 @@ fi
 cleanup() { if [ "$started" = 1 ]; then "$pulsar" down || true; fi; }
 trap cleanup EXIT
 
-export FWORKER_PULSAR_URL="pulsar://127.0.0.1:${PULSAR_BROKER_PORT:-6650}"
-export FWORKER_PULSAR_ADMIN_URL="http://127.0.0.1:${PULSAR_WEB_PORT:-8080}"
-export FWORKER_REQUIRE_PULSAR=1
+export FWTEST_PULSAR_URL="pulsar://127.0.0.1:${PULSAR_BROKER_PORT:-6650}"
+export FWTEST_PULSAR_ADMIN_URL="http://127.0.0.1:${PULSAR_WEB_PORT:-8080}"
+export FWTEST_REQUIRE_PULSAR=1
 go test -race -count=1 -timeout 40m "${@:-./...}"

@@ -13,9 +13,13 @@ var _ rest.Backend = (*Service)(nil)
 
 func (s *Service) Self() scheduler.WorkerInfo { return s.opts.Self }
 
-// Initialized: joined, a leader is known and the state feed has arrived.
+// Initialized: joined, a leader is known and the state feed has arrived;
+// and if this worker is the one elected, its scheduler has been rebuilt and
+// runs (until then every request gets Pulsar's 503 "not done initializing",
+// rather than a redirect to itself).
 func (s *Service) Initialized() bool {
-	return s.mirror.isReady() && s.sess.View().Leader.ID != ""
+	l := s.sess.View().Leader.ID
+	return s.mirror.isReady() && l != "" && (l != s.opts.Self.ID || s.actor() != nil)
 }
 
 func (s *Service) Members() []scheduler.WorkerInfo {

@@ -20,13 +20,13 @@ import (
 )
 
 const howToRun = "needs a Pulsar broker: scripts/pulsar/pulsar.sh up, then " +
-	"FWORKER_PULSAR_URL=pulsar://127.0.0.1:6650 FWORKER_PULSAR_ADMIN_URL=http://127.0.0.1:8080 go test ./cluster/pulsar"
+	"FWTEST_PULSAR_URL=pulsar://127.0.0.1:6650 FWTEST_PULSAR_ADMIN_URL=http://127.0.0.1:8080 go test ./cluster/pulsar"
 
 // testOptions returns options on fresh topics in public/functions, or
 // skips when no broker is configured.
 func testOptions(tb testing.TB) Options {
 	tb.Helper()
-	url, adminURL := os.Getenv("FWORKER_PULSAR_URL"), os.Getenv("FWORKER_PULSAR_ADMIN_URL")
+	url, adminURL := os.Getenv("FWTEST_PULSAR_URL"), os.Getenv("FWTEST_PULSAR_ADMIN_URL")
 	if url == "" || adminURL == "" {
 		tb.Skip(howToRun)
 	}
@@ -45,11 +45,11 @@ func testOptions(tb testing.TB) Options {
 	}
 }
 
-// testLogger logs warnings, or what FWORKER_PULSAR_LOG (debug, info)
+// testLogger logs warnings, or what FWTEST_PULSAR_LOG (debug, info)
 // asks for.
 func testLogger() *slog.Logger {
 	level := slog.LevelWarn
-	level.UnmarshalText([]byte(os.Getenv("FWORKER_PULSAR_LOG")))
+	level.UnmarshalText([]byte(os.Getenv("FWTEST_PULSAR_LOG")))
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 }
 
