@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -266,15 +267,7 @@ func (c *Core) candidates(sorted bool) ([]*workerState, []Candidate) {
 }
 
 func (c *Core) sortWorkers(ws []*workerState) {
-	slices.SortFunc(ws, func(a, b *workerState) int {
-		switch {
-		case a.info.ID < b.info.ID:
-			return -1
-		case a.info.ID > b.info.ID:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(ws, func(a, b *workerState) int { return cmp.Compare(a.info.ID, b.info.ID) })
 }
 
 // own makes w the owner of s (s.a.Worker must be empty).

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -10,31 +11,22 @@ import (
 func (c *Core) setMembership(members []WorkerInfo) {
 	in := make(map[string]bool, len(members))
 	sorted := slices.Clone(members)
-	slices.SortFunc(sorted, func(a, b WorkerInfo) int {
-		switch {
-		case a.ID < b.ID:
-			return -1
-		case a.ID > b.ID:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(sorted, func(a, b WorkerInfo) int { return cmp.Compare(a.ID, b.ID) })
 	for _, m := range sorted {
 		in[m.ID] = true
 		c.join(m)
 	}
-	// Every departure is marked first, so that no move is retried onto a
-	// worker that leaves in this same view.
-	var gone []*workerState
+	// Every departure is marked before any move is settled, so that no move
+	// is retried onto a worker that leaves in this same view.
+	var gone []string
 	for _, id := range sortedKeys(c.workers) {
 		if w := c.workers[id]; w.live && !in[id] {
-			w.live = false
-			gone = append(gone, w)
+			c.markGone(w)
+			gone = append(gone, id)
 		}
 	}
-	for _, w := range gone {
-		w.live = true
-		c.leave(w.info.ID)
+	for _, id := range gone {
+		c.settleMoves(id)
 	}
 	if !c.ready {
 		c.ready = true
@@ -75,9 +67,18 @@ func (c *Core) leave(id string) {
 	if w == nil || !w.live {
 		return
 	}
+	c.markGone(w)
+	c.settleMoves(id)
+}
+
+func (c *Core) markGone(w *workerState) {
 	w.live = false
 	w.departedAt = c.now
-	c.event(EvWorkerLeft, id, nil, "%d instance(s) on it", len(w.owned))
+	c.event(EvWorkerLeft, w.info.ID, nil, "%d instance(s) on it", len(w.owned))
+}
+
+// settleMoves resolves the moves that involve a departed worker.
+func (c *Core) settleMoves(id string) {
 	for _, iid := range sortedIDs(c.moving) {
 		s := c.slots[iid]
 		m := s.a.Move

@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"cmp"
 	"context"
 	"slices"
 
@@ -29,15 +30,7 @@ func (s *Service) Members() []scheduler.WorkerInfo {
 		w.Capacity = nil
 		out[i] = w
 	}
-	slices.SortFunc(out, func(a, b scheduler.WorkerInfo) int {
-		switch {
-		case a.ID < b.ID:
-			return -1
-		case a.ID > b.ID:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b scheduler.WorkerInfo) int { return cmp.Compare(a.ID, b.ID) })
 	return out
 }
 

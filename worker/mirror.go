@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 
@@ -158,14 +159,6 @@ func (m *mirror) drainRecords() []drain.Record {
 	for _, r := range m.drains {
 		out = append(out, r)
 	}
-	slices.SortFunc(out, func(a, b drain.Record) int {
-		switch {
-		case a.Worker < b.Worker:
-			return -1
-		case a.Worker > b.Worker:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b drain.Record) int { return cmp.Compare(a.Worker, b.Worker) })
 	return out
 }
