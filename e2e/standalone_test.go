@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -227,5 +229,18 @@ func TestAdminClient(t *testing.T) {
 	s.eventually("instances gone", 30*time.Second, func() bool { return count(instanceProcs("public/default/adm")) == 0 })
 	if _, err := fns.GetFunction("public", "default", "adm"); err == nil || !strings.Contains(err.Error(), "404") {
 		t.Fatalf("GetFunction after delete: %v", err)
+	}
+}
+
+// TestUnsupportedSecurityRefused: security settings fworker does not
+// enforce yet stop it from starting instead of being silently ignored.
+func TestUnsupportedSecurityRefused(t *testing.T) {
+	for _, env := range []string{"FWORKER_AUTHENTICATION_ENABLED=true", "FWORKER_HTTP_REQUESTS_LIMIT_ENABLED=true"} {
+		cmd := exec.Command(bins.fworker, "standalone", "--port", fmt.Sprint(freePorts(t, 3)), "--data-dir", t.TempDir())
+		cmd.Env = append(os.Environ(), env)
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "does not implement it yet") {
+			t.Errorf("%s: err %v, output %s", env, err, out)
+		}
 	}
 }

@@ -53,6 +53,9 @@ func runWorker(cmd *cobra.Command, file, bind string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkSupported(cfg); err != nil {
+		return err
+	}
 	log := cfg.Logger(os.Stderr).With("worker", cfg.WorkerID)
 	for _, w := range warnings {
 		log.Warn("config: " + w)

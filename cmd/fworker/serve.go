@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/fworker/fworker/cluster"
@@ -15,6 +17,29 @@ import (
 	"github.com/fworker/fworker/worker"
 	"github.com/fworker/fworker/worker/runtime"
 )
+
+// checkSupported refuses settings that fworker accepts for compatibility
+// with Pulsar's file but does not enforce yet: starting without the
+// protection a user asked for would be worse than not starting.
+func checkSupported(cfg *conf.Config) error {
+	var missing []string
+	if cfg.AuthenticationEnabled {
+		missing = append(missing, "authenticationEnabled")
+	}
+	if cfg.AuthorizationEnabled {
+		missing = append(missing, "authorizationEnabled")
+	}
+	if cfg.TLSEnabled {
+		missing = append(missing, "tlsEnabled")
+	}
+	if cfg.HTTPRequestsLimitEnabled {
+		missing = append(missing, "httpRequestsLimitEnabled")
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%s: set to true, but fworker does not implement it yet; refusing to start without it (set it to false, or put fworker behind a proxy that provides it)", strings.Join(missing, ", "))
+	}
+	return nil
+}
 
 func workerOptions(cfg *conf.Config, self scheduler.WorkerInfo, backend cluster.Backend, dir string, log *slog.Logger) worker.Options {
 	ms := func(v int64) time.Duration { return time.Duration(v) * time.Millisecond }

@@ -63,6 +63,9 @@ func runStandalone(cmd *cobra.Command, f standaloneFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := checkSupported(cfg); err != nil {
+		return err
+	}
 	log := cfg.Logger(os.Stderr)
 	for _, w := range warnings {
 		log.Warn("config: " + w)
