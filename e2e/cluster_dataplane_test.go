@@ -130,4 +130,10 @@ func TestClusterDataPlaneDrain(t *testing.T) {
 	if st.Status != "SUCCESS" {
 		t.Errorf("drain status %+v", st)
 	}
+	// The SDK's counters reach the function stats (per run: the moved
+	// instance restarted on its new worker, so they need not add up to 600).
+	eventually(t, "processed counters in the function stats", 30*time.Second, func() bool {
+		fs, err := v3(t, c.url(0)).Functions().GetFunctionStats(ns[0], ns[1], "excl")
+		return err == nil && fs.ProcessedSuccessfullyTotal > 0 && fs.ReceivedTotal >= fs.ProcessedSuccessfullyTotal
+	})
 }

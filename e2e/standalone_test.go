@@ -217,8 +217,29 @@ func TestAdminClient(t *testing.T) {
 	if err != nil || len(a) == 0 {
 		t.Fatalf("GetAssignments: %v %v", a, err)
 	}
-	if _, err := w.GetFunctionsStats(); err != nil {
+	// Counters travel from the instances' stats files (the sleeper writes
+	// received 7, processed 6, one user exception), each read where the
+	// instance runs, whichever worker is asked.
+	var st utils.FunctionStats
+	s.eventually("both instances wrote their stats files", 30*time.Second, func() bool {
+		st, err = fns.GetFunctionStats("public", "default", "adm")
+		return err == nil && st.ReceivedTotal == 14
+	})
+	if st.ReceivedTotal != 14 || st.ProcessedSuccessfullyTotal != 12 || st.UserExceptionsTotal != 2 || len(st.Instances) != 2 {
+		t.Fatalf("GetFunctionStats: %+v %v", st, err)
+	}
+	one, err := fns.GetFunctionStatusWithInstanceID("public", "default", "adm", 1)
+	if err != nil || one.NumReceived != 7 || len(one.LatestUserExceptions) != 1 || !one.Running {
+		t.Fatalf("instance status: %+v %v", one, err)
+	}
+	if ws, err := w.GetFunctionsStats(); err != nil {
 		t.Fatalf("GetFunctionsStats: %v", err)
+	} else {
+		for _, x := range ws {
+			if strings.HasPrefix(x.Name, "public/default/adm:") && x.Metrics.ReceivedTotal != 7 {
+				t.Fatalf("functionsmetrics %+v", x)
+			}
+		}
 	}
 	if m, err := w.GetMetrics(); err != nil || len(m) == 0 {
 		t.Fatalf("GetMetrics: %v %v", m, err)

@@ -34,7 +34,7 @@ func (s *Service) FunctionsMetrics(context.Context) ([]utils.WorkerFunctionInsta
 	out := []utils.WorkerFunctionInstanceStats{}
 	for _, r := range s.rt.Running() {
 		out = append(out, utils.WorkerFunctionInstanceStats{Name: r.Instance.String(),
-			Metrics: utils.FunctionInstanceStatsData{UserMetrics: map[string]float64{}}})
+			Metrics: statsData(s.instanceCounters(r.Instance))})
 	}
 	return out, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fworker/fworker/rest"
 	"github.com/fworker/fworker/scheduler"
+	"github.com/fworker/fworker/sdk/stats"
 )
 
 // runsOn is the worker that should run the instance now: the move target
@@ -76,10 +77,65 @@ func (s *Service) localStatus(id scheduler.InstanceID, owner string) utils.Funct
 	d.Running = st.Running && st.State == "running"
 	d.NumRestarts = int64(st.NumRestarts)
 	d.Err = st.LastError
+	f := s.instanceCounters(id)
+	d.NumReceived, d.NumSuccessfullyProcessed = f.ReceivedTotal, f.ProcessedSuccessfullyTotal
+	d.NumUserExceptions, d.NumSystemExceptions = f.UserExceptionsTotal, f.SystemExceptionsTotal
+	d.AverageLatency, d.LastInvocationTime = f.AvgProcessLatency, f.LastInvocation
+	d.LatestUserExceptions = exceptions(f.LatestUserExceptions)
+	d.LatestSystemExceptions = exceptions(f.LatestSystemExceptions)
 	return d
 }
 
+// instanceCounters reads what a local instance wrote to its stats file
+// (zeros when it writes none).
+func (s *Service) instanceCounters(id scheduler.InstanceID) stats.File {
+	path, err := s.rt.StatsFile(id)
+	if err != nil {
+		return stats.File{}
+	}
+	f, err := stats.Read(path)
+	if err != nil {
+		s.log.Debug("worker: unreadable stats file", "instance", id.String(), "err", err)
+	}
+	return f
+}
+
+func exceptions(in []stats.Exception) []utils.ExceptionInformation {
+	out := make([]utils.ExceptionInformation, 0, len(in))
+	for _, e := range in {
+		out = append(out, utils.ExceptionInformation{ExceptionString: e.ExceptionString, TimestampMs: e.TimestampMs})
+	}
+	return out
+}
+
+func base(w stats.Window) utils.FunctionInstanceStatsDataBase {
+	return utils.FunctionInstanceStatsDataBase{
+		ReceivedTotal: w.ReceivedTotal, ProcessedSuccessfullyTotal: w.ProcessedSuccessfullyTotal,
+		SystemExceptionsTotal: w.SystemExceptionsTotal, UserExceptionsTotal: w.UserExceptionsTotal,
+		AvgProcessLatency: w.AvgProcessLatency,
+	}
+}
+
+func statsData(f stats.File) utils.FunctionInstanceStatsData {
+	um := f.UserMetrics
+	if um == nil {
+		um = map[string]float64{}
+	}
+	return utils.FunctionInstanceStatsData{FunctionInstanceStatsDataBase: base(f.Window), OneMin: base(f.OneMin),
+		LastInvocation: f.LastInvocation, UserMetrics: um}
+}
+
 func (s *Service) remoteStatus(ctx context.Context, owner string, id scheduler.InstanceID) (utils.FunctionInstanceStatusData, error) {
+	var d utils.FunctionInstanceStatusData
+	if err := s.forward(ctx, owner, id, "status", &d); err != nil {
+		return utils.FunctionInstanceStatusData{WorkerID: owner, Err: err.Error()}, nil
+	}
+	return d, nil
+}
+
+// forward asks the worker an instance runs on for its status or stats,
+// marked as forwarded so that it answers from its own state.
+func (s *Service) forward(ctx context.Context, owner string, id scheduler.InstanceID, what string, v any) error {
 	var w *scheduler.WorkerInfo
 	for _, m := range s.sess.View().Members {
 		if m.ID == owner {
@@ -87,45 +143,67 @@ func (s *Service) remoteStatus(ctx context.Context, owner string, id scheduler.I
 		}
 	}
 	if w == nil {
-		return utils.FunctionInstanceStatusData{WorkerID: owner, Err: "worker " + owner + " is not a member"}, nil
+		return fmt.Errorf("worker %s is not a member", owner)
 	}
-	url := fmt.Sprintf("http://%s:%d/admin/v3/functions/%s/%s/%s/%d/status", w.Hostname, w.Port,
-		id.Function.Tenant, id.Function.Namespace, id.Function.Name, id.Index)
+	url := fmt.Sprintf("http://%s:%d/admin/v3/functions/%s/%s/%s/%d/%s", w.Hostname, w.Port,
+		id.Function.Tenant, id.Function.Namespace, id.Function.Name, id.Index, what)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return utils.FunctionInstanceStatusData{}, err
+		return err
 	}
 	req.Header.Set(rest.ForwardedHeader, "true")
 	resp, err := s.opts.HTTPClient.Do(req)
 	if err != nil {
-		return utils.FunctionInstanceStatusData{WorkerID: owner, Err: err.Error()}, nil
+		return err
 	}
 	defer resp.Body.Close()
-	var d utils.FunctionInstanceStatusData
 	if resp.StatusCode != http.StatusOK {
-		return utils.FunctionInstanceStatusData{WorkerID: owner, Err: "worker " + owner + " answered " + resp.Status}, nil
+		return fmt.Errorf("worker %s answered %s", owner, resp.Status)
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&d); err != nil {
-		return utils.FunctionInstanceStatusData{WorkerID: owner, Err: err.Error()}, nil
-	}
-	return d, nil
+	return json.NewDecoder(resp.Body).Decode(v)
 }
 
-// Stats: the process runtime does not see message counts (functions built
-// on the Go SDK will report them); every counter is zero until then.
-func (s *Service) FunctionStats(_ context.Context, key scheduler.FunctionKey) (utils.FunctionStats, error) {
+// FunctionStats adds up the instances' counters, each read where the
+// instance runs. Counters come from the instances' stats files (the Go SDK
+// writes one); an instance that writes none counts zero.
+func (s *Service) FunctionStats(ctx context.Context, key scheduler.FunctionKey) (utils.FunctionStats, error) {
 	f, ok := s.mirror.function(key)
 	if !ok {
 		return utils.FunctionStats{}, &scheduler.FunctionNotFoundError{Key: key}
 	}
 	st := utils.FunctionStats{Instances: []utils.FunctionInstanceStats{}}
+	latency, oneMinLatency := 0.0, 0.0
 	for i := range f.Spec.Parallelism {
-		st.Instances = append(st.Instances, utils.FunctionInstanceStats{InstanceID: int64(i), Metrics: utils.FunctionInstanceStatsData{UserMetrics: map[string]float64{}}})
+		d, err := s.InstanceStats(ctx, key, i)
+		if err != nil {
+			return utils.FunctionStats{}, err
+		}
+		st.Instances = append(st.Instances, utils.FunctionInstanceStats{
+			InstanceID: int64(i), FunctionInstanceStatsDataBase: d.FunctionInstanceStatsDataBase, Metrics: d})
+		st.ReceivedTotal += d.ReceivedTotal
+		st.ProcessedSuccessfullyTotal += d.ProcessedSuccessfullyTotal
+		st.SystemExceptionsTotal += d.SystemExceptionsTotal
+		st.UserExceptionsTotal += d.UserExceptionsTotal
+		latency += d.AvgProcessLatency * float64(d.ProcessedSuccessfullyTotal)
+		st.OneMin.ReceivedTotal += d.OneMin.ReceivedTotal
+		st.OneMin.ProcessedSuccessfullyTotal += d.OneMin.ProcessedSuccessfullyTotal
+		st.OneMin.SystemExceptionsTotal += d.OneMin.SystemExceptionsTotal
+		st.OneMin.UserExceptionsTotal += d.OneMin.UserExceptionsTotal
+		oneMinLatency += d.OneMin.AvgProcessLatency * float64(d.OneMin.ProcessedSuccessfullyTotal)
+		st.LastInvocation = max(st.LastInvocation, d.LastInvocation)
+	}
+	if st.ProcessedSuccessfullyTotal > 0 {
+		st.AvgProcessLatency = latency / float64(st.ProcessedSuccessfullyTotal)
+	}
+	if st.OneMin.ProcessedSuccessfullyTotal > 0 {
+		st.OneMin.AvgProcessLatency = oneMinLatency / float64(st.OneMin.ProcessedSuccessfullyTotal)
 	}
 	return st, nil
 }
 
-func (s *Service) InstanceStats(_ context.Context, key scheduler.FunctionKey, index int) (utils.FunctionInstanceStatsData, error) {
+// InstanceStats answers for a local instance from its stats file and asks
+// the worker it runs on otherwise (once).
+func (s *Service) InstanceStats(ctx context.Context, key scheduler.FunctionKey, index int) (utils.FunctionInstanceStatsData, error) {
 	f, ok := s.mirror.function(key)
 	if !ok {
 		return utils.FunctionInstanceStatsData{}, &scheduler.FunctionNotFoundError{Key: key}
@@ -133,5 +211,19 @@ func (s *Service) InstanceStats(_ context.Context, key scheduler.FunctionKey, in
 	if index < 0 || index >= f.Spec.Parallelism {
 		return utils.FunctionInstanceStatsData{}, &scheduler.InvalidError{Field: "instanceId", Detail: fmt.Sprintf("%d is not between 0 and %d", index, f.Spec.Parallelism-1)}
 	}
-	return utils.FunctionInstanceStatsData{UserMetrics: map[string]float64{}}, nil
+	id := scheduler.InstanceID{Function: key, Index: index}
+	a, assigned := s.mirror.assignment(id)
+	if !assigned || a.Stopped {
+		return statsData(stats.File{}), nil
+	}
+	owner := runsOn(a)
+	if owner == s.opts.Self.ID || rest.IsForwarded(ctx) {
+		return statsData(s.instanceCounters(id)), nil
+	}
+	var d utils.FunctionInstanceStatsData
+	if err := s.forward(ctx, owner, id, "stats", &d); err != nil {
+		s.log.Debug("worker: stats of a remote instance unavailable", "instance", id.String(), "err", err)
+		return statsData(stats.File{}), nil
+	}
+	return d, nil
 }

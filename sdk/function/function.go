@@ -14,7 +14,8 @@
 // message, produces a non-nil result to the output topic, and acknowledges
 // the input only after the output was written (at-least-once). A handler
 // error negatively acknowledges the input, so it is redelivered. SIGTERM
-// stops the loop cleanly.
+// stops the loop cleanly. Counters go to FWORKER_STATS_FILE every second,
+// for the worker's function status and stats.
 //
 // Concurrency: Run processes one message at a time on the calling
 // goroutine; the handler is never called concurrently within an instance.
@@ -33,6 +34,8 @@ import (
 
 	"github.com/apache/pulsar-client-go/pulsar"
 	"github.com/apache/pulsar-client-go/pulsaradmin/pkg/utils"
+
+	"github.com/fworker/fworker/sdk/stats"
 )
 
 // Config is what the runtime tells an instance about itself.
@@ -150,6 +153,9 @@ func Run(ctx context.Context, h Handler, log *slog.Logger) error {
 		defer producer.Close()
 	}
 	log.Info("function running", "inputs", cfg.Details.Inputs, "output", cfg.Details.Output, "subscription", opts.SubscriptionName)
+	col := newCollector(time.Now)
+	stop := writeStats(col, os.Getenv("FWORKER_STATS_FILE"), log)
+	defer stop()
 	for {
 		msg, err := consumer.Receive(ctx)
 		if err != nil {
@@ -158,7 +164,10 @@ func Run(ctx context.Context, h Handler, log *slog.Logger) error {
 			}
 			return fmt.Errorf("function: receive: %w", err)
 		}
-		if err := process(ctx, h, &Context{Config: cfg, Message: msg, Log: log}, producer); err != nil {
+		start := time.Now()
+		userErr, sysErr := process(ctx, h, &Context{Config: cfg, Message: msg, Log: log}, producer)
+		col.record(start, time.Since(start), userErr, sysErr)
+		if err := errors.Join(userErr, sysErr); err != nil {
 			log.Warn("input not processed; it will be redelivered", "msg", msg.ID().String(), "err", err)
 			consumer.Nack(msg)
 			continue
@@ -169,15 +178,47 @@ func Run(ctx context.Context, h Handler, log *slog.Logger) error {
 	}
 }
 
-func process(ctx context.Context, h Handler, fc *Context, producer pulsar.Producer) error {
+// process runs the handler (its error is a user exception) and writes the
+// output (its error is a system exception).
+func process(ctx context.Context, h Handler, fc *Context, producer pulsar.Producer) (userErr, sysErr error) {
 	out, err := h(ctx, fc, fc.Message.Payload())
 	if err != nil || out == nil || producer == nil {
-		return err
+		return err, nil
 	}
 	_, err = producer.Send(ctx, &pulsar.ProducerMessage{
 		Payload:    out,
 		Key:        fc.Message.Key(),
 		Properties: fc.Message.Properties(),
 	})
-	return err
+	return nil, err
+}
+
+// writeStats writes the collector to path every second and once more when
+// stopped; no path, no file.
+func writeStats(c *collector, path string, log *slog.Logger) (stop func()) {
+	if path == "" {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			if err := stats.Write(path, c.snapshot()); err != nil {
+				log.Warn("stats file not written", "err", err)
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+		_ = stats.Write(path, c.snapshot())
+	}
 }

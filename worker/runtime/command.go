@@ -67,7 +67,7 @@ func className(details []byte) string {
 // Options.Env, then the contract's FWORKER_* variables (later entries win).
 func environment(base []string, o *Options, in Instance, detailsFile string) []string {
 	k := in.ID.Function
-	env := make([]string, 0, len(base)+len(o.Env)+11)
+	env := make([]string, 0, len(base)+len(o.Env)+12)
 	env = append(env, base...)
 	env = append(env, o.Env...)
 	return append(env,
@@ -82,5 +82,6 @@ func environment(base []string, o *Options, in Instance, detailsFile string) []s
 		"FWORKER_WORKER_ID="+o.WorkerID,
 		"FWORKER_GEN="+strconv.FormatUint(in.Gen, 10),
 		"FWORKER_FUNCTION_DETAILS_FILE="+detailsFile,
+		"FWORKER_STATS_FILE="+filepath.Join(filepath.Dir(detailsFile), StatsFileName),
 	)
 }

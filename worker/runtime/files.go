@@ -14,6 +14,10 @@ import (
 // DetailsFileName is the name of the details file in an instance's work dir.
 const DetailsFileName = "function.json"
 
+// StatsFileName is where an instance may write its counters (package
+// sdk/stats), in its work dir; FWORKER_STATS_FILE names it.
+const StatsFileName = "stats.json"
+
 // instancePaths returns the instance's work dir and log file:
 // <Dir>/instances/<t>/<ns>/<name>/<index> and <Dir>/logs/<t>/<ns>/<name>/<index>.log.
 func instancePaths(dir string, id scheduler.InstanceID) (work, log string, err error) {

@@ -34,6 +34,10 @@ func startProcess(o *Options, in Instance) (*process, error) {
 			return nil, err
 		}
 	}
+	// Counters start again with every run.
+	if err := os.Remove(filepath.Join(work, StatsFileName)); err != nil && !os.IsNotExist(err) {
+		return nil, err
+	}
 	details := filepath.Join(work, DetailsFileName)
 	if err := writeDetails(details, o.WorkerID, in); err != nil {
 		return nil, fmt.Errorf("write details file: %w", err)

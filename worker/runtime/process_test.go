@@ -36,6 +36,7 @@ func TestContract(t *testing.T) {
 		"FWORKER_WORKER_ID=worker-1",
 		"FWORKER_GEN=7",
 		"FWORKER_FUNCTION_DETAILS_FILE=" + details,
+		"FWORKER_STATS_FILE=" + filepath.Join(work, "stats.json"),
 		"PULSAR_SERVICE_URL=pulsar://localhost:6650",
 		"cwd=" + work,
 		"hello from stderr",

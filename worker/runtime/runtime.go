@@ -238,6 +238,12 @@ func (r *Runtime) Status(id scheduler.InstanceID) (InstanceStatus, bool) {
 	return st, st.State != StateDone
 }
 
+// StatsFile is where instance id writes its counters (FWORKER_STATS_FILE).
+func (r *Runtime) StatsFile(id scheduler.InstanceID) (string, error) {
+	work, _, err := instancePaths(r.opts.Dir, id)
+	return filepath.Join(work, StatsFileName), err
+}
+
 // Close stops every instance concurrently (SIGTERM, then SIGKILL after
 // StopGrace) and waits until all are stopped; each sends its Stopped event.
 // If ctx ends first, Close SIGKILLs every remaining process group and
