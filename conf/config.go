@@ -82,6 +82,13 @@ type Config struct {
 	InstanceRestartBackoffMaxMs int64 `mapstructure:"instanceRestartBackoffMaxMs"`
 	InstanceStopGracePeriodMs   int64 `mapstructure:"instanceStopGracePeriodMs"`
 
+	// WorkerCapacity* is what this worker offers to resource-aware
+	// placement (schedulerClassName "resource-aware"); 0 means unlimited.
+	// Functions ask with their resources (cpu, ram, disk).
+	WorkerCapacityCPU  float64 `mapstructure:"workerCapacityCpu"`
+	WorkerCapacityRAM  int64   `mapstructure:"workerCapacityRam"`
+	WorkerCapacityDisk int64   `mapstructure:"workerCapacityDisk"`
+
 	MaxRequestBodyBytes    int64 `mapstructure:"maxRequestBodyBytes"` // function packages
 	WorkerReportIntervalMs int64 `mapstructure:"workerReportIntervalMs"`
 

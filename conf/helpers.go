@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"time"
 
 	"github.com/fworker/fworker/scheduler"
@@ -38,6 +39,26 @@ func (c *Config) Periods() scheduler.Periods {
 // ResourceAware reports whether placement should honour worker capacities
 // (schedulerClassName "resource-aware").
 func (c *Config) ResourceAware() bool { return c.SchedulerClassName == ResourceAwareAlias }
+
+// Capacity is what this worker offers to placement: nil (unlimited) unless
+// schedulerClassName is "resource-aware" and some workerCapacity* is set;
+// a zero dimension is then unlimited.
+func (c *Config) Capacity() *scheduler.Resources {
+	if !c.ResourceAware() || (c.WorkerCapacityCPU == 0 && c.WorkerCapacityRAM == 0 && c.WorkerCapacityDisk == 0) {
+		return nil
+	}
+	unlimited := func(v int64) int64 {
+		if v == 0 {
+			return math.MaxInt64 / 4
+		}
+		return v
+	}
+	cpu := c.WorkerCapacityCPU
+	if cpu == 0 {
+		cpu = 1e6
+	}
+	return &scheduler.Resources{CPU: cpu, RAM: unlimited(c.WorkerCapacityRAM), Disk: unlimited(c.WorkerCapacityDisk)}
+}
 
 // Topic returns persistent://<pulsarFunctionsNamespace>/<name>.
 func (c *Config) Topic(name string) string {

@@ -2,6 +2,7 @@ package conf
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -118,5 +119,28 @@ func TestLogger(t *testing.T) {
 		if got := strings.HasPrefix(out, "{"); got != tt.wantJSON {
 			t.Errorf("%q: JSON = %v, want %v: %s", tt.yaml, got, tt.wantJSON, out)
 		}
+	}
+}
+
+func TestCapacity(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		class string
+		cpu   float64
+		ram   int64
+		want  *scheduler.Resources
+	}{
+		{"round-robin ignores capacity", RoundRobinAlias, 4, 8 << 30, nil},
+		{"resource-aware without capacity is unlimited", ResourceAwareAlias, 0, 0, nil},
+		{"resource-aware with capacity", ResourceAwareAlias, 4, 8 << 30, &scheduler.Resources{CPU: 4, RAM: 8 << 30, Disk: math.MaxInt64 / 4}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Defaults()
+			c.SchedulerClassName, c.WorkerCapacityCPU, c.WorkerCapacityRAM = tc.class, tc.cpu, tc.ram
+			got := c.Capacity()
+			if (got == nil) != (tc.want == nil) || (got != nil && *got != *tc.want) {
+				t.Fatalf("Capacity() = %+v, want %+v", got, tc.want)
+			}
+		})
 	}
 }

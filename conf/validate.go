@@ -139,6 +139,8 @@ func (l *loader) checkNumbers(c *Config) {
 		{"instanceRestartBackoffMaxMs", c.InstanceRestartBackoffMaxMs, positive},
 		{"instanceStopGracePeriodMs", c.InstanceStopGracePeriodMs, nonNegative},
 		{"maxRequestBodyBytes", c.MaxRequestBodyBytes, positive},
+		{"workerCapacityRam", c.WorkerCapacityRAM, nonNegative},
+		{"workerCapacityDisk", c.WorkerCapacityDisk, nonNegative},
 		{"workerReportIntervalMs", c.WorkerReportIntervalMs, positive},
 	} {
 		switch {
@@ -151,6 +153,12 @@ func (l *loader) checkNumbers(c *Config) {
 		case strings.HasSuffix(n.name, "Sec") && n.v > maxSec:
 			l.bad(n.name, n.v, fmt.Sprintf("too large (at most %d)", maxSec))
 		}
+	}
+	if v := c.WorkerCapacityCPU; v < 0 || v != v || v > 1e6 {
+		l.bad("workerCapacityCpu", v, "must be between 0 (unlimited) and 1e6")
+	}
+	if c.SchedulerClassName != ResourceAwareAlias && (c.WorkerCapacityCPU > 0 || c.WorkerCapacityRAM > 0 || c.WorkerCapacityDisk > 0) {
+		l.warn("workerCapacity* are set but schedulerClassName is not %q: they are ignored", ResourceAwareAlias)
 	}
 	if c.InstanceRestartBackoffMaxMs < c.InstanceRestartBackoffMinMs {
 		l.bad("instanceRestartBackoffMaxMs", c.InstanceRestartBackoffMaxMs,

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/fworker/fworker/drain"
 )
@@ -85,24 +86,39 @@ func (c *Core) dryRun(w *workerState) error {
 		}
 	}
 	where := PlaceFit(keep, demands, make([]int32, 0, len(demands)))
-	unplaced, first := 0, -1
-	for i, x := range where {
+	unplaced := 0
+	for _, x := range where {
 		if x < 0 {
 			unplaced++
-			if first < 0 {
-				first = i
-			}
 		}
 	}
 	if unplaced == 0 {
 		return nil
 	}
-	need := demands[first]
-	return &drain.CapacityError{
-		Worker: w.info.ID, Unplaced: unplaced, Total: len(demands),
-		Detail: fmt.Sprintf("an instance needs cpu=%.3f ram=%d disk=%d; the other workers have cpu=%.3f ram=%d disk=%d free in total",
-			float64(need.cpu)/1000, need.ram, need.disk, float64(free.cpu)/1000, free.ram, free.disk),
+	var need demand
+	for _, d := range demands {
+		need = need.add(d)
 	}
+	return &drain.CapacityError{Worker: w.info.ID, Unplaced: unplaced, Total: len(demands), Detail: shortage(need, free)}
+}
+
+// shortage compares what the instances need in all with what the other
+// workers have free in all, naming only the dimensions that are limited
+// somewhere (a huge free amount is an unlimited worker). Fragmentation can
+// refuse a drain even when the totals look sufficient; the count says so.
+func shortage(need, free demand) string {
+	const unlimited = 1 << 60
+	var parts []string
+	if free.cpu < unlimited {
+		parts = append(parts, fmt.Sprintf("cpu %.3f needed, %.3f free", float64(need.cpu)/1000, float64(free.cpu)/1000))
+	}
+	if free.ram < unlimited {
+		parts = append(parts, fmt.Sprintf("ram %d needed, %d free", need.ram, free.ram))
+	}
+	if free.disk < unlimited {
+		parts = append(parts, fmt.Sprintf("disk %d needed, %d free", need.disk, free.disk))
+	}
+	return strings.Join(parts, "; ")
 }
 
 func (c *Core) advanceDrains() {

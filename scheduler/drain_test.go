@@ -177,7 +177,7 @@ func TestDrainCapacityDryRun(t *testing.T) {
 	}{
 		{name: "fits", caps: []float64{2, 2}, forced: drain.Running},
 		{name: "one does not fit", caps: []float64{2}, used: 1,
-			reject: "Cannot drain worker w0: 1 of 2 instances do not fit on the other workers (an instance needs cpu=1.000 ram=1073741824 disk=1073741824; the other workers have cpu=1.000 ram=67645734912 disk=1098437885952 free in total); retry with force to drain anyway",
+			reject: "Cannot drain worker w0: 1 of 2 instances do not fit on the other workers (cpu 2.000 needed, 1.000 free; ram 2147483648 needed, 67645734912 free; disk 2147483648 needed, 1098437885952 free); retry with force to drain anyway",
 			forced: drain.Running},
 		{name: "nothing fits, no deadline: forced drain is stuck and ends in ERROR", caps: []float64{0.5},
 			reject: "2 of 2 instances do not fit", forced: drain.Error},

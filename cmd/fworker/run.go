@@ -71,7 +71,7 @@ func runWorker(cmd *cobra.Command, file, bind string) error {
 	if err != nil {
 		return err
 	}
-	self := scheduler.WorkerInfo{ID: cfg.WorkerID, Hostname: cfg.WorkerHostname, Port: cfg.AdvertisedPort()}
+	self := scheduler.WorkerInfo{ID: cfg.WorkerID, Hostname: cfg.WorkerHostname, Port: cfg.AdvertisedPort(), Capacity: cfg.Capacity()}
 	svc, err := worker.Start(ctx, workerOptions(cfg, self, backend, filepath.Join(cfg.DataDir, cfg.WorkerID), log))
 	if err != nil {
 		ln.Close()

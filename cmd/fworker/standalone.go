@@ -86,7 +86,7 @@ func runStandalone(cmd *cobra.Command, f standaloneFlags) error {
 	var servers []*http.Server
 	errc := make(chan error, f.workers)
 	for i := range f.workers {
-		self := scheduler.WorkerInfo{ID: "standalone-" + strconv.Itoa(i), Hostname: f.hostname, Port: f.port + i}
+		self := scheduler.WorkerInfo{ID: "standalone-" + strconv.Itoa(i), Hostname: f.hostname, Port: f.port + i, Capacity: cfg.Capacity()}
 		ln, err := net.Listen("tcp", net.JoinHostPort(f.bind, strconv.Itoa(self.Port)))
 		if err != nil {
 			shutdown(log, servers, svcs)
