@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -80,11 +81,21 @@ func (s *Service) CreateFunction(ctx context.Context, cfg utils.FunctionConfig, 
 		return err
 	}
 	spec, err := specFromConfig(cfg, name)
-	if err != nil {
-		return err
+	if err == nil {
+		_, err = s.ask(ctx, scheduler.CreateFunction{Spec: spec})
 	}
-	_, err = s.ask(ctx, scheduler.CreateFunction{Spec: spec})
+	var exists *scheduler.FunctionExistsError
+	if err != nil && !errors.As(err, &exists) { // an existing function may use the same package
+		s.forgetPackage(ctx, name)
+	}
 	return err
+}
+
+// forgetPackage removes a package that no function uses after all.
+func (s *Service) forgetPackage(ctx context.Context, name string) {
+	if err := s.sess.DeletePackage(ctx, name); err != nil {
+		s.log.Warn("worker: unused package not deleted", "package", name, "err", err)
+	}
 }
 
 // UpdateFunction merges the given config onto the stored one, as Pulsar
@@ -110,10 +121,16 @@ func (s *Service) UpdateFunction(ctx context.Context, cfg utils.FunctionConfig, 
 		}
 	}
 	spec, err := specFromConfig(merged, name)
-	if err != nil {
-		return err
+	if err == nil {
+		_, err = s.ask(ctx, scheduler.UpdateFunction{Spec: spec})
 	}
-	_, err = s.ask(ctx, scheduler.UpdateFunction{Spec: spec})
+	if name != old.Spec.Package {
+		if err != nil {
+			s.forgetPackage(ctx, name) // the update did not happen
+		} else {
+			s.forgetPackage(ctx, old.Spec.Package) // replaced
+		}
+	}
 	return err
 }
 
@@ -180,9 +197,7 @@ func (s *Service) DeleteFunction(ctx context.Context, key scheduler.FunctionKey)
 		return err
 	}
 	if f.Spec.Package != "" {
-		if err := s.sess.DeletePackage(ctx, f.Spec.Package); err != nil {
-			s.log.Warn("worker: package not deleted", "package", f.Spec.Package, "err", err)
-		}
+		s.forgetPackage(ctx, f.Spec.Package)
 	}
 	return nil
 }

@@ -21,6 +21,12 @@ func packageName(k scheduler.FunctionKey, sum []byte) string {
 	return fmt.Sprintf("function://%s@sha256:%s", k, hex.EncodeToString(sum))
 }
 
+// packageFor names the package holding data for function k.
+func packageFor(k scheduler.FunctionKey, data []byte) string {
+	sum := sha256.Sum256(data)
+	return packageName(k, sum[:])
+}
+
 // storePackage stores an uploaded or referenced package and returns its name.
 func (s *Service) storePackage(ctx context.Context, k scheduler.FunctionKey, p rest.Package) (string, error) {
 	r := p.Data
@@ -42,8 +48,7 @@ func (s *Service) storePackage(ctx context.Context, k scheduler.FunctionKey, p r
 	if len(data) == 0 {
 		return "", &scheduler.InvalidError{Field: "package", Detail: "is empty"}
 	}
-	sum := sha256.Sum256(data)
-	name := packageName(k, sum[:])
+	name := packageFor(k, data)
 	if _, err := s.sess.PutPackage(ctx, name, strings.NewReader(string(data)), s.opts.MaxPackageBytes); err != nil {
 		return "", err
 	}
