@@ -225,7 +225,7 @@ func TestAdminClient(t *testing.T) {
 		st, err = fns.GetFunctionStats("public", "default", "adm")
 		return err == nil && st.ReceivedTotal == 14
 	})
-	if st.ReceivedTotal != 14 || st.ProcessedSuccessfullyTotal != 12 || st.UserExceptionsTotal != 2 || len(st.Instances) != 2 {
+	if st.ReceivedTotal != 14 || st.ProcessedSuccessfullyTotal != 12 || st.UserExceptionsTotal != 2 || st.AvgProcessLatency != 2.5 || len(st.Instances) != 2 {
 		t.Fatalf("GetFunctionStats: %+v %v", st, err)
 	}
 	one, err := fns.GetFunctionStatusWithInstanceID("public", "default", "adm", 1)

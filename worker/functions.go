@@ -134,11 +134,21 @@ func (s *Service) UpdateFunction(ctx context.Context, cfg utils.FunctionConfig, 
 	return err
 }
 
-// merge overlays the fields an update sets.
+// merge overlays the fields an update sets. New code (jar, py or go)
+// replaces the old code and, unless the update names a runtime, makes the
+// runtime follow it.
 func merge(old, upd utils.FunctionConfig) utils.FunctionConfig {
 	m := old
 	if upd.Parallelism > 0 {
 		m.Parallelism = upd.Parallelism
+	}
+	for _, f := range []struct{ dst, v *string }{
+		{&m.Output, &upd.Output}, {&m.ClassName, &upd.ClassName}, {&m.Runtime, &upd.Runtime},
+		{&m.LogTopic, &upd.LogTopic}, {&m.DeadLetterTopic, &upd.DeadLetterTopic},
+	} {
+		if *f.v != "" {
+			*f.dst = *f.v
+		}
 	}
 	if upd.Inputs != nil {
 		m.Inputs = upd.Inputs
@@ -146,32 +156,17 @@ func merge(old, upd utils.FunctionConfig) utils.FunctionConfig {
 	if upd.InputSpecs != nil {
 		m.InputSpecs = upd.InputSpecs
 	}
-	if upd.TopicsPattern != nil {
-		m.TopicsPattern = upd.TopicsPattern
-	}
-	if upd.Output != "" {
-		m.Output = upd.Output
-	}
-	if upd.ClassName != "" {
-		m.ClassName = upd.ClassName
-	}
-	if upd.Resources != nil {
-		m.Resources = upd.Resources
-	}
 	if upd.UserConfig != nil {
 		m.UserConfig = upd.UserConfig
 	}
 	if upd.Secrets != nil {
 		m.Secrets = upd.Secrets
 	}
-	if upd.Runtime != "" {
-		m.Runtime = upd.Runtime
+	if upd.TopicsPattern != nil {
+		m.TopicsPattern = upd.TopicsPattern
 	}
-	if upd.LogTopic != "" {
-		m.LogTopic = upd.LogTopic
-	}
-	if upd.DeadLetterTopic != "" {
-		m.DeadLetterTopic = upd.DeadLetterTopic
+	if upd.Resources != nil {
+		m.Resources = upd.Resources
 	}
 	if upd.MaxMessageRetries != nil {
 		m.MaxMessageRetries = upd.MaxMessageRetries
@@ -179,14 +174,9 @@ func merge(old, upd utils.FunctionConfig) utils.FunctionConfig {
 	if upd.TimeoutMs != nil {
 		m.TimeoutMs = upd.TimeoutMs
 	}
-	if upd.Go != nil {
-		m.Go = upd.Go
-	}
-	if upd.Jar != nil {
-		m.Jar = upd.Jar
-	}
-	if upd.Py != nil {
-		m.Py = upd.Py
+	if upd.Jar != nil || upd.Py != nil || upd.Go != nil {
+		m.Jar, m.Py, m.Go = upd.Jar, upd.Py, upd.Go
+		m.Runtime = upd.Runtime // "" is inferred from the code again
 	}
 	return m
 }

@@ -45,15 +45,10 @@ func (s *Service) FunctionStatus(ctx context.Context, key scheduler.FunctionKey)
 // and asks the worker it runs on otherwise (once: forwarded requests are
 // answered locally).
 func (s *Service) InstanceStatus(ctx context.Context, key scheduler.FunctionKey, index int) (utils.FunctionInstanceStatusData, error) {
-	f, ok := s.mirror.function(key)
-	if !ok {
-		return utils.FunctionInstanceStatusData{}, &scheduler.FunctionNotFoundError{Key: key}
+	id, a, assigned, err := s.instance(key, index)
+	if err != nil {
+		return utils.FunctionInstanceStatusData{}, err
 	}
-	if index < 0 || index >= f.Spec.Parallelism {
-		return utils.FunctionInstanceStatusData{}, &scheduler.InvalidError{Field: "instanceId", Detail: fmt.Sprintf("%d is not between 0 and %d", index, f.Spec.Parallelism-1)}
-	}
-	id := scheduler.InstanceID{Function: key, Index: index}
-	a, assigned := s.mirror.assignment(id)
 	if !assigned {
 		return utils.FunctionInstanceStatusData{Err: "instance is not assigned to any worker"}, nil
 	}
@@ -65,6 +60,21 @@ func (s *Service) InstanceStatus(ctx context.Context, key scheduler.FunctionKey,
 		return s.localStatus(id, owner), nil
 	}
 	return s.remoteStatus(ctx, owner, id)
+}
+
+// instance resolves one instance of a function from the mirror: 404 for an
+// unknown function, 400 for an index out of range.
+func (s *Service) instance(key scheduler.FunctionKey, index int) (scheduler.InstanceID, scheduler.Assignment, bool, error) {
+	id := scheduler.InstanceID{Function: key, Index: index}
+	f, ok := s.mirror.function(key)
+	if !ok {
+		return id, scheduler.Assignment{}, false, &scheduler.FunctionNotFoundError{Key: key}
+	}
+	if index < 0 || index >= f.Spec.Parallelism {
+		return id, scheduler.Assignment{}, false, &scheduler.InvalidError{Field: "instanceId", Detail: fmt.Sprintf("%d is not between 0 and %d", index, f.Spec.Parallelism-1)}
+	}
+	a, assigned := s.mirror.assignment(id)
+	return id, a, assigned, nil
 }
 
 func (s *Service) localStatus(id scheduler.InstanceID, owner string) utils.FunctionInstanceStatusData {
@@ -172,7 +182,7 @@ func (s *Service) FunctionStats(ctx context.Context, key scheduler.FunctionKey) 
 		return utils.FunctionStats{}, &scheduler.FunctionNotFoundError{Key: key}
 	}
 	st := utils.FunctionStats{Instances: []utils.FunctionInstanceStats{}}
-	latency, oneMinLatency := 0.0, 0.0
+	var total, oneMin weighted
 	for i := range f.Spec.Parallelism {
 		d, err := s.InstanceStats(ctx, key, i)
 		if err != nil {
@@ -180,39 +190,49 @@ func (s *Service) FunctionStats(ctx context.Context, key scheduler.FunctionKey) 
 		}
 		st.Instances = append(st.Instances, utils.FunctionInstanceStats{
 			InstanceID: int64(i), FunctionInstanceStatsDataBase: d.FunctionInstanceStatsDataBase, Metrics: d})
-		st.ReceivedTotal += d.ReceivedTotal
-		st.ProcessedSuccessfullyTotal += d.ProcessedSuccessfullyTotal
-		st.SystemExceptionsTotal += d.SystemExceptionsTotal
-		st.UserExceptionsTotal += d.UserExceptionsTotal
-		latency += d.AvgProcessLatency * float64(d.ProcessedSuccessfullyTotal)
-		st.OneMin.ReceivedTotal += d.OneMin.ReceivedTotal
-		st.OneMin.ProcessedSuccessfullyTotal += d.OneMin.ProcessedSuccessfullyTotal
-		st.OneMin.SystemExceptionsTotal += d.OneMin.SystemExceptionsTotal
-		st.OneMin.UserExceptionsTotal += d.OneMin.UserExceptionsTotal
-		oneMinLatency += d.OneMin.AvgProcessLatency * float64(d.OneMin.ProcessedSuccessfullyTotal)
+		total.add(d.FunctionInstanceStatsDataBase)
+		oneMin.add(d.OneMin)
 		st.LastInvocation = max(st.LastInvocation, d.LastInvocation)
 	}
-	if st.ProcessedSuccessfullyTotal > 0 {
-		st.AvgProcessLatency = latency / float64(st.ProcessedSuccessfullyTotal)
-	}
-	if st.OneMin.ProcessedSuccessfullyTotal > 0 {
-		st.OneMin.AvgProcessLatency = oneMinLatency / float64(st.OneMin.ProcessedSuccessfullyTotal)
-	}
+	// FunctionStats spells the totals out at its top level (its embedded
+	// instance fields are shadowed in JSON).
+	sum := total.sum()
+	st.ReceivedTotal, st.ProcessedSuccessfullyTotal = sum.ReceivedTotal, sum.ProcessedSuccessfullyTotal
+	st.SystemExceptionsTotal, st.UserExceptionsTotal = sum.SystemExceptionsTotal, sum.UserExceptionsTotal
+	st.AvgProcessLatency, st.OneMin = sum.AvgProcessLatency, oneMin.sum()
 	return st, nil
+}
+
+// weighted adds instances' counters up; the average latency is weighted by
+// the messages each instance processed.
+type weighted struct {
+	utils.FunctionInstanceStatsDataBase
+	latency float64
+}
+
+func (w *weighted) add(b utils.FunctionInstanceStatsDataBase) {
+	w.ReceivedTotal += b.ReceivedTotal
+	w.ProcessedSuccessfullyTotal += b.ProcessedSuccessfullyTotal
+	w.SystemExceptionsTotal += b.SystemExceptionsTotal
+	w.UserExceptionsTotal += b.UserExceptionsTotal
+	w.latency += b.AvgProcessLatency * float64(b.ProcessedSuccessfullyTotal)
+}
+
+func (w *weighted) sum() utils.FunctionInstanceStatsDataBase {
+	b := w.FunctionInstanceStatsDataBase
+	if b.ProcessedSuccessfullyTotal > 0 {
+		b.AvgProcessLatency = w.latency / float64(b.ProcessedSuccessfullyTotal)
+	}
+	return b
 }
 
 // InstanceStats answers for a local instance from its stats file and asks
 // the worker it runs on otherwise (once).
 func (s *Service) InstanceStats(ctx context.Context, key scheduler.FunctionKey, index int) (utils.FunctionInstanceStatsData, error) {
-	f, ok := s.mirror.function(key)
-	if !ok {
-		return utils.FunctionInstanceStatsData{}, &scheduler.FunctionNotFoundError{Key: key}
+	id, a, assigned, err := s.instance(key, index)
+	if err != nil {
+		return utils.FunctionInstanceStatsData{}, err
 	}
-	if index < 0 || index >= f.Spec.Parallelism {
-		return utils.FunctionInstanceStatsData{}, &scheduler.InvalidError{Field: "instanceId", Detail: fmt.Sprintf("%d is not between 0 and %d", index, f.Spec.Parallelism-1)}
-	}
-	id := scheduler.InstanceID{Function: key, Index: index}
-	a, assigned := s.mirror.assignment(id)
 	if !assigned || a.Stopped {
 		return statsData(stats.File{}), nil
 	}

@@ -128,16 +128,8 @@ func packageOf(cfg *utils.FunctionConfig, create bool) (*utils.FunctionConfig, s
 	case len(pkgs) == 0:
 		return cfg, "", nil
 	}
-	if cfg.Runtime == "" {
-		switch {
-		case cfg.Jar != nil:
-			cfg.Runtime = utils.JavaRuntime
-		case cfg.Py != nil:
-			cfg.Runtime = utils.PythonRuntime
-		default:
-			cfg.Runtime = utils.GoRuntime
-		}
-	}
+	// The runtime follows from --jar/--py/--go on the server (worker's
+	// specFromConfig), as it does for any other client.
 	pkg := pkgs[0]
 	if isPackageURL(pkg) {
 		return cfg, pkg, nil
