@@ -76,15 +76,10 @@ func (c *pulsarCluster) createSleeper(worker int, name string, parallelism int) 
 	c.t.Helper()
 	ns := strings.SplitN(c.namespace, "/", 2)
 	cfg := &utils.FunctionConfig{Tenant: ns[0], Namespace: ns[1], Name: name, Parallelism: parallelism, Runtime: "GO"}
-	var err error
-	for try := 0; try < 20; try++ { // the leader may still be starting
-		if err = v3(c.t, c.url(worker)).Functions().CreateFunc(cfg, bins.function); err == nil {
-			return c.namespace + "/" + name
-		}
-		time.Sleep(500 * time.Millisecond)
+	if err := v3(c.t, c.url(worker)).Functions().CreateFunc(cfg, bins.function); err != nil {
+		c.t.Fatalf("create %s: %v", name, err)
 	}
-	c.t.Fatalf("create %s: %v", name, err)
-	return ""
+	return c.namespace + "/" + name
 }
 
 // TestClusterDrainAndLeaderCrash: three `fworker run` on a real broker; one

@@ -42,30 +42,30 @@ type drainStatus struct {
 }
 
 // getDrain reads a drain status; a 503 (a worker still initializing, e.g. a
-// leader rebuilding its state) is retried for up to 30 s.
+// leader rebuilding its state) is polled through for up to 30 s.
 func getDrain(t *testing.T, url, worker string) drainStatus {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var st drainStatus
+	eventually(t, "a drain status answer", 30*time.Second, func() bool {
 		resp, err := http.Get(url + "/admin/v2/worker/leader/drain?workerId=" + worker)
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer resp.Body.Close()
 		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusServiceUnavailable && time.Now().Before(deadline) {
-			time.Sleep(100 * time.Millisecond)
-			continue
+		switch resp.StatusCode {
+		case http.StatusServiceUnavailable:
+			return false
+		case http.StatusOK:
+			if err := json.Unmarshal(body, &st); err != nil {
+				t.Fatal(err)
+			}
+			return true
 		}
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("drain status: %s %s", resp.Status, body)
-		}
-		var st drainStatus
-		if err := json.Unmarshal(body, &st); err != nil {
-			t.Fatal(err)
-		}
-		return st
-	}
+		t.Fatalf("drain status: %s %s", resp.Status, body)
+		return false
+	})
+	return st
 }
 
 func put(t *testing.T, url string) (int, string) {
