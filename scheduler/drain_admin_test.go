@@ -138,8 +138,8 @@ func TestDrainLeader(t *testing.T) {
 		t.Fatalf("counts %v", c)
 	}
 	found := false
-	for _, m := range k.snap().Members() {
-		found = found || m.ID == "leader"
+	for _, w := range k.snap().Workers {
+		found = found || (w.Info.ID == "leader" && w.Live)
 	}
 	if !found {
 		t.Fatal("a drained leader must stay a member")

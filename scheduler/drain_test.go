@@ -97,7 +97,7 @@ func TestDrainDeadline(t *testing.T) {
 				t.Fatalf("w0 holds %d with %d moves, want 1 and none", got, len(k.movesOff("w0")))
 			}
 			for id := range k.c.workers["w0"].owned {
-				if r := k.c.slots[id].a.Runners(); len(r) != 1 || r[0] != "w0" {
+				if r := runners(k.c.slots[id].a); len(r) != 1 || r[0] != "w0" {
 					t.Fatalf("%s desired on %v after the cancel", id, r)
 				}
 			}

@@ -236,7 +236,7 @@ func runDruidOrder(t *testing.T, k *kit, mv druidMove, view func(*kit) (any, err
 	}
 	k.converge()
 	checkServed(t, k, "converged")
-	for w, ids := range k.snap().AssignmentsByWorker() {
+	for w, ids := range byWorker(k.snap()) {
 		if w != mv.dst && slices.Contains(ids, mv.id.String()) {
 			t.Fatalf("%s also assigned to %s", mv.id, w)
 		}

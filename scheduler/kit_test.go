@@ -105,7 +105,7 @@ func (k *kit) converge() {
 
 func (k *kit) counts() map[string]int {
 	out := map[string]int{}
-	for w, ids := range k.snap().AssignmentsByWorker() {
+	for w, ids := range byWorker(k.snap()) {
 		out[w] = len(ids)
 	}
 	return out
@@ -119,4 +119,27 @@ func (k *kit) createN(n, parallelism int) {
 	for i := range n {
 		k.must(CreateFunction{Spec: fn(fmt.Sprintf("func-%d", i), parallelism)})
 	}
+}
+
+// runners lists the workers a record says should run the instance now.
+func runners(a Assignment) []string {
+	if a.Stopped {
+		return nil
+	}
+	if a.Move == nil {
+		return []string{a.Worker}
+	}
+	if a.Move.Phase == Starting {
+		return []string{a.Worker, a.Move.Target}
+	}
+	return []string{a.Move.Target}
+}
+
+// byWorker is Pulsar's assignments view of a snapshot: owner -> ids.
+func byWorker(s Snapshot) map[string][]string {
+	out := map[string][]string{}
+	for _, a := range s.Assignments {
+		out[a.Worker] = append(out[a.Worker], a.Instance.String())
+	}
+	return out
 }

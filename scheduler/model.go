@@ -255,17 +255,3 @@ func (a Assignment) DesiredOn(w string) (gen uint64, ok bool) {
 	}
 	return 0, false
 }
-
-// Runners lists the workers that should run the instance now.
-func (a Assignment) Runners() []string {
-	if a.Stopped {
-		return nil
-	}
-	if a.Move == nil {
-		return []string{a.Worker}
-	}
-	if a.Move.Phase == Starting {
-		return []string{a.Worker, a.Move.Target}
-	}
-	return []string{a.Move.Target}
-}

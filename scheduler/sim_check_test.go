@@ -80,13 +80,13 @@ func confirms(m Message, target string, id InstanceID, gen uint64) bool {
 // checkTransition: the record safety rules for one instance.
 func (s *sim) checkTransition(m Message, prev, next *Assignment) {
 	if next != nil {
-		run := next.Runners()
+		run := runners(*next)
 		if len(run) > 2 || (len(run) == 2 && next.Move.Phase != Starting) || (len(run) == 2 && run[0] == run[1]) {
 			s.fail("%s desired on %v (move %+v)", next.Instance, run, next.Move)
 		}
 		// Nothing new on a drained, cordoned or departed worker.
 		for _, w := range run {
-			isNew := prev == nil || !slices.Contains(prev.Runners(), w)
+			isNew := prev == nil || !slices.Contains(runners(*prev), w)
 			if isNew && (prev == nil || w != prev.Worker) && !s.core.schedulable(s.core.workers[w]) {
 				s.fail("%s newly placed on unschedulable worker %s", next.Instance, w)
 			}
@@ -97,10 +97,10 @@ func (s *sim) checkTransition(m Message, prev, next *Assignment) {
 	}
 	s.checkGroundTruth(prev, next)
 	src := prev.Worker
-	if !slices.Contains(prev.Runners(), src) {
+	if !slices.Contains(runners(*prev), src) {
 		return // the source had already been released
 	}
-	if next != nil && slices.Contains(next.Runners(), src) {
+	if next != nil && slices.Contains(runners(*next), src) {
 		return // the source keeps it (maybe restarted with a new gen)
 	}
 	// The source is being told to stop. Allowed when the target confirmed

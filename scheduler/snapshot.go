@@ -70,24 +70,3 @@ func (c *Core) snapshot() Snapshot {
 	}
 	return s
 }
-
-// Members lists the live workers, as Pulsar's GET /worker/cluster does.
-func (s Snapshot) Members() []WorkerInfo {
-	var out []WorkerInfo
-	for _, w := range s.Workers {
-		if w.Live {
-			out = append(out, w.Info)
-		}
-	}
-	return out
-}
-
-// AssignmentsByWorker is Pulsar's GET /worker/assignments view: each owner
-// and the fully qualified ids it owns.
-func (s Snapshot) AssignmentsByWorker() map[string][]string {
-	out := map[string][]string{}
-	for _, a := range s.Assignments {
-		out[a.Worker] = append(out[a.Worker], a.Instance.String())
-	}
-	return out
-}

@@ -3,6 +3,7 @@ package worker
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/fworker/fworker/drain"
@@ -45,43 +46,49 @@ func (s *Service) IsLeader() bool { return s.actor() != nil }
 
 func (s *Service) Assignments() map[string][]string { return s.mirror.byWorker() }
 
-// ask sends a message to this worker's scheduler, if it leads.
-func (s *Service) ask(ctx context.Context, m scheduler.Message) (any, error) {
+// ask sends a message to this worker's scheduler, if it leads, and types
+// the reply (scheduler.Query); a stopped scheduler means not the leader.
+func ask[T any](ctx context.Context, s *Service, m scheduler.Message) (T, error) {
+	var zero T
 	a := s.actor()
 	if a == nil {
-		return nil, rest.ErrNotLeader
+		return zero, rest.ErrNotLeader
 	}
-	v, err := a.Ask(ctx, m)
-	if err == scheduler.ErrStopped {
-		return nil, rest.ErrNotLeader
+	v, err := scheduler.Query[T](ctx, a, m)
+	if errors.Is(err, scheduler.ErrStopped) {
+		return zero, rest.ErrNotLeader
 	}
 	return v, err
 }
 
+// do is ask for messages whose reply carries nothing; it waits for it.
+func (s *Service) do(ctx context.Context, m scheduler.Message) error {
+	a := s.actor()
+	if a == nil {
+		return rest.ErrNotLeader
+	}
+	_, err := a.Ask(ctx, m)
+	if errors.Is(err, scheduler.ErrStopped) {
+		return rest.ErrNotLeader
+	}
+	return err
+}
+
 func (s *Service) Drain(ctx context.Context, worker string, opts drain.Options) error {
-	_, err := s.ask(ctx, scheduler.Drain{Worker: worker, Options: opts})
+	_, err := ask[drain.Record](ctx, s, scheduler.Drain{Worker: worker, Options: opts})
 	return err
 }
 
 func (s *Service) DrainStatus(ctx context.Context, worker string) (drain.Record, error) {
-	v, err := s.ask(ctx, scheduler.GetDrainStatus{Worker: worker})
-	if err != nil {
-		return drain.Record{}, err
-	}
-	return v.(drain.Record), nil
+	return ask[drain.Record](ctx, s, scheduler.GetDrainStatus{Worker: worker})
 }
 
 func (s *Service) Drains(ctx context.Context) ([]drain.Record, error) {
-	v, err := s.ask(ctx, scheduler.ListDrains{})
-	if err != nil {
-		return nil, err
-	}
-	return v.([]drain.Record), nil
+	return ask[[]drain.Record](ctx, s, scheduler.ListDrains{})
 }
 
 func (s *Service) Undrain(ctx context.Context, worker string) error {
-	_, err := s.ask(ctx, scheduler.Undrain{Worker: worker})
-	return err
+	return s.do(ctx, scheduler.Undrain{Worker: worker})
 }
 
 func (s *Service) Cordon(ctx context.Context, worker string, on bool) error {
@@ -89,13 +96,11 @@ func (s *Service) Cordon(ctx context.Context, worker string, on bool) error {
 	if on {
 		m = scheduler.Cordon{Worker: worker}
 	}
-	_, err := s.ask(ctx, m)
-	return err
+	return s.do(ctx, m)
 }
 
 func (s *Service) Rebalance(ctx context.Context) error {
-	_, err := s.ask(ctx, scheduler.Rebalance{})
-	return err
+	return s.do(ctx, scheduler.Rebalance{})
 }
 
 // Events streams this leader's scheduling events until ctx ends.

@@ -82,7 +82,7 @@ func (s *Service) CreateFunction(ctx context.Context, cfg utils.FunctionConfig, 
 	}
 	spec, err := specFromConfig(cfg, name)
 	if err == nil {
-		_, err = s.ask(ctx, scheduler.CreateFunction{Spec: spec})
+		_, err = ask[scheduler.Function](ctx, s, scheduler.CreateFunction{Spec: spec})
 	}
 	var exists *scheduler.FunctionExistsError
 	if err != nil && !errors.As(err, &exists) { // an existing function may use the same package
@@ -122,7 +122,7 @@ func (s *Service) UpdateFunction(ctx context.Context, cfg utils.FunctionConfig, 
 	}
 	spec, err := specFromConfig(merged, name)
 	if err == nil {
-		_, err = s.ask(ctx, scheduler.UpdateFunction{Spec: spec})
+		_, err = ask[scheduler.Function](ctx, s, scheduler.UpdateFunction{Spec: spec})
 	}
 	if name != old.Spec.Package {
 		if err != nil {
@@ -183,7 +183,7 @@ func merge(old, upd utils.FunctionConfig) utils.FunctionConfig {
 
 func (s *Service) DeleteFunction(ctx context.Context, key scheduler.FunctionKey) error {
 	f, _ := s.mirror.function(key)
-	if _, err := s.ask(ctx, scheduler.DeleteFunction{Key: key}); err != nil {
+	if err := s.do(ctx, scheduler.DeleteFunction{Key: key}); err != nil {
 		return err
 	}
 	if f.Spec.Package != "" {
@@ -193,13 +193,11 @@ func (s *Service) DeleteFunction(ctx context.Context, key scheduler.FunctionKey)
 }
 
 func (s *Service) SetInstanceState(ctx context.Context, key scheduler.FunctionKey, index int, running bool) error {
-	_, err := s.ask(ctx, scheduler.SetInstanceState{Key: key, Index: index, Running: running})
-	return err
+	return s.do(ctx, scheduler.SetInstanceState{Key: key, Index: index, Running: running})
 }
 
 func (s *Service) RestartInstance(ctx context.Context, key scheduler.FunctionKey, index int) error {
-	_, err := s.ask(ctx, scheduler.RestartInstance{Key: key, Index: index})
-	return err
+	return s.do(ctx, scheduler.RestartInstance{Key: key, Index: index})
 }
 
 func (s *Service) GetFunction(_ context.Context, key scheduler.FunctionKey) (utils.FunctionConfig, error) {
