@@ -18,6 +18,7 @@ type leadership struct {
 	cron   *cron.Cron
 	cancel context.CancelFunc
 	done   chan struct{}
+	told   <-chan struct{} // Changed of the last view the actor was told
 }
 
 // leadLoop follows membership: it starts leading when this worker becomes
@@ -65,9 +66,11 @@ func (s *Service) onView(v cluster.View) {
 		if err := s.becomeLeader(v); err != nil {
 			s.log.Error("worker: cannot start leading; will retry", "err", err)
 		}
-	case v.Leader.ID == self:
-		if !l.actor.TryTell(scheduler.SetMembership{Workers: v.Members}) {
-			s.log.Warn("worker: actor inbox full; membership change deferred")
+	case v.Leader.ID == self && l.told != v.Changed: // a view not told yet
+		if l.actor.TryTell(scheduler.SetMembership{Workers: v.Members}) {
+			l.told = v.Changed
+		} else {
+			s.log.Warn("worker: actor inbox full; membership change deferred to the next check")
 		}
 	}
 }
@@ -84,7 +87,7 @@ func (s *Service) becomeLeader(v cluster.View) error {
 		Store: s.sess.Store(), Log: s.log, Published: s.published,
 	})
 	ctx, cancel := context.WithCancel(s.ctx)
-	l := &leadership{actor: actor, cancel: cancel, done: make(chan struct{})}
+	l := &leadership{actor: actor, cancel: cancel, done: make(chan struct{}), told: v.Changed}
 	go func() {
 		defer close(l.done)
 		if err := actor.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
